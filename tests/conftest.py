@@ -1,0 +1,26 @@
+"""Shared pytest options and fixtures for shapnb's test-suite."""
+import os
+from pathlib import Path
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def pytest_addoption(parser):
+    parser.addoption("--slow", action="store_true", default=False,
+                     help="also run notebook cells flagged `#| slow` (benchmarks and simulation studies)")
+
+
+def games_dir() -> Path:
+    "Folder of the precomputed benchmark games: $SHAPNB_GAMES_DIR, else ../shared/games/precomputed."
+    return Path(os.environ.get("SHAPNB_GAMES_DIR", ROOT.parent / "shared" / "games" / "precomputed"))
+
+
+@pytest.fixture(scope="session")
+def game_files():
+    "All precomputed benchmark games; skipped where the folder is absent, an error in CI (SHAPNB_REQUIRE_GAMES=1)."
+    files = sorted(games_dir().glob("*.npz"))
+    if not files:
+        if os.environ.get("SHAPNB_REQUIRE_GAMES") == "1": pytest.fail(f"no benchmark games found in {games_dir()}")
+        pytest.skip(f"benchmark games not found in {games_dir()} (set SHAPNB_GAMES_DIR)")
+    return files
