@@ -8,14 +8,14 @@ config = ConfigParser(delimiters=["="])
 config.read(cfg_file, encoding="utf-8")
 cfg = config["DEFAULT"]
 
-licenses = {"apache2": ("Apache Software License 2.0", "OSI Approved :: Apache Software License")}
+licenses = {"apache2": "Apache-2.0"}
 statuses = ["1 - Planning", "2 - Pre-Alpha", "3 - Alpha", "4 - Beta", "5 - Production/Stable"]
 py_versions = ["3.11", "3.12", "3.13"]
 
 requirements = cfg.get("requirements", "").split()
 dev_requirements = cfg.get("dev_requirements", "").split()
 min_python = cfg["min_python"]
-lic = licenses[cfg["license"]]
+license_expression = licenses[cfg["license"]]
 scripts = [s.strip() for s in cfg.get("console_scripts", "").split("\n") if s.strip()]
 readme = Path(__file__).parent / "README.md"
 long_description = readme.read_text(encoding="utf-8") if readme.exists() else cfg["description"]
@@ -28,13 +28,12 @@ setuptools.setup(
     long_description_content_type="text/markdown",
     author=cfg["author"],
     author_email=cfg["author_email"],
-    license=lic[0],
+    license=license_expression,
     url=cfg["git_url"],
     keywords=cfg["keywords"].split(),
     classifiers=[
         "Development Status :: " + statuses[int(cfg["status"])],
         "Intended Audience :: " + cfg["audience"].title(),
-        "License :: " + lic[1],
         "Natural Language :: " + cfg["language"].title(),
     ] + ["Programming Language :: Python :: " + v for v in py_versions[py_versions.index(min_python):]],
     packages=setuptools.find_packages(include=["shapnb", "shapnb.*"]),
