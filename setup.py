@@ -39,7 +39,9 @@ setuptools.setup(
     packages=setuptools.find_packages(include=["shapnb", "shapnb.*"]),
     include_package_data=True,
     install_requires=requirements,
-    extras_require={"dev": dev_requirements, "dask": ["dask[distributed]>=2024.1"]},
+    extras_require={"dev": dev_requirements,
+                    "bench": ["shapiq==1.4.1", "fasttreeshap-fixed"],  # the anchors of the benchmark notebooks
+                    "dask": ["dask[distributed]>=2024.1"]},
     python_requires=">=" + min_python,
     zip_safe=False,
     entry_points={"console_scripts": scripts, "nbdev": [f"{cfg['lib_path']}={cfg['lib_path']}._modidx:d"]},

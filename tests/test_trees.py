@@ -1,0 +1,144 @@
+"Cross-checks of shapnb.trees: agreement with shap on every model type, brute force on random trees (hypothesis)."
+import numpy as np
+import pytest
+import shap, xgboost, lightgbm
+from hypothesis import given, settings, strategies as st, HealthCheck
+from sklearn.tree import DecisionTreeRegressor, DecisionTreeClassifier
+from sklearn.ensemble import (RandomForestRegressor, RandomForestClassifier, ExtraTreesRegressor, ExtraTreesClassifier,
+                              GradientBoostingRegressor, GradientBoostingClassifier,
+                              HistGradientBoostingRegressor, HistGradientBoostingClassifier)
+from shapnb.games import exact_shapley, MarginalGame
+from shapnb.trees import TreeExplainer, TreeEnsemble, TreePathGame, tree_ensemble, leaf_shapley
+
+rng = np.random.default_rng(1)
+X = rng.normal(size=(300, 5))
+y = X[:, 0] * X[:, 1] + np.sin(2 * X[:, 2]) + (X[:, 3] > 0) + 0.1 * rng.normal(size=300)
+y2, y3 = (y > 0.5).astype(int), np.digitize(y, [0.0, 1.0])
+W = rng.uniform(0.2, 3.0, size=300)
+
+MODELS = {
+    "tree_reg": lambda: DecisionTreeRegressor(max_depth=6, random_state=0).fit(X, y, sample_weight=W),
+    "tree_clf": lambda: DecisionTreeClassifier(max_depth=6, random_state=0).fit(X, y3),
+    "rf_reg": lambda: RandomForestRegressor(n_estimators=8, max_depth=6, random_state=0).fit(X, y, sample_weight=W),
+    "rf_clf2": lambda: RandomForestClassifier(n_estimators=8, max_depth=6, random_state=0).fit(X, y2),
+    "rf_clf3": lambda: RandomForestClassifier(n_estimators=8, max_depth=6, random_state=0).fit(X, y3),
+    "et_reg": lambda: ExtraTreesRegressor(n_estimators=8, max_depth=6, random_state=0).fit(X, y),
+    "et_clf": lambda: ExtraTreesClassifier(n_estimators=8, max_depth=6, random_state=0).fit(X, y3),
+    "gb_reg": lambda: GradientBoostingRegressor(n_estimators=15, random_state=0).fit(X, y),
+    "gb_clf": lambda: GradientBoostingClassifier(n_estimators=15, random_state=0).fit(X, y2),
+    "hgb_reg": lambda: HistGradientBoostingRegressor(max_iter=15).fit(X, y),
+    "hgb_clf3": lambda: HistGradientBoostingClassifier(max_iter=10).fit(X, y3),
+    "xgb_reg": lambda: xgboost.XGBRegressor(n_estimators=15, max_depth=4).fit(X, y),
+    "xgb_clf2": lambda: xgboost.XGBClassifier(n_estimators=15, max_depth=4).fit(X, y2),
+    "xgb_clf3": lambda: xgboost.XGBClassifier(n_estimators=15, max_depth=4).fit(X, y3),
+    "xgb_booster": lambda: xgboost.train({"max_depth": 3}, xgboost.DMatrix(X, y), num_boost_round=10),
+    "lgb_reg": lambda: lightgbm.LGBMRegressor(n_estimators=15, num_leaves=12, verbose=-1).fit(X, y),
+    "lgb_clf2": lambda: lightgbm.LGBMClassifier(n_estimators=15, num_leaves=12, verbose=-1).fit(X, y2),
+    "lgb_clf3": lambda: lightgbm.LGBMClassifier(n_estimators=15, num_leaves=12, verbose=-1).fit(X, y3),
+    "lgb_booster": lambda: lightgbm.train({"num_leaves": 8, "verbose": -1}, lightgbm.Dataset(X, y), num_boost_round=10),
+}
+SINGLE_PRECISION = ("xgb",)          # XGBoost computes its own predictions and contributions in float32
+
+def _scale(explainer): return np.abs(explainer.ensemble.predict(X)).max()
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_path_dependent_matches_shap(name):
+    model = MODELS[name]()
+    ours = TreeExplainer(model)
+    phi = ours.shap_values(X[:30])
+    reference = shap.TreeExplainer(model)
+    theirs = reference.shap_values(X[:30]) if name != "gb_clf3" else None
+    tol = (1e-6 if name.startswith(SINGLE_PRECISION) else 1e-9) * _scale(ours)
+    assert phi.shape == np.shape(theirs)
+    np.testing.assert_allclose(phi, theirs, rtol=0, atol=tol)
+    np.testing.assert_allclose(ours.expected_value, np.squeeze(reference.expected_value), rtol=0, atol=tol)
+    raw = ours.ensemble.predict(X[:30])
+    np.testing.assert_allclose(np.asarray(ours.expected_value) + phi.sum(1), raw[:, 0] if phi.ndim == 2 else raw,
+                               rtol=0, atol=1e-12 * _scale(ours))
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_interventional_is_the_marginal_game(name):
+    model = MODELS[name]()
+    background = X[100:115]
+    ours = TreeExplainer(model, background, feature_perturbation="interventional")
+    phi = ours.shap_values(X[:2])
+    phi = phi[..., None] if phi.ndim == 2 else phi
+    for i in range(2):
+        for o in range(phi.shape[2]):
+            game = MarginalGame(lambda Z: ours.ensemble.predict(Z)[:, o], X[i], background)
+            np.testing.assert_allclose(phi[i, :, o], exact_shapley(game, 5), rtol=0, atol=1e-12 * _scale(ours))
+
+@pytest.mark.parametrize("name", ["rf_reg", "gb_reg", "gb_clf", "lgb_reg", "xgb_reg", "tree_clf"])
+def test_interventional_matches_shap(name):
+    model = MODELS[name]()
+    phi = TreeExplainer(model, X[100:120], feature_perturbation="interventional").shap_values(X[:10])
+    theirs = shap.TreeExplainer(model, X[100:120], feature_perturbation="interventional").shap_values(X[:10])
+    np.testing.assert_allclose(phi, theirs, rtol=0, atol=1e-6 * np.abs(phi).max())   # shap rounds to float32 here
+
+@pytest.mark.parametrize("Model", [GradientBoostingRegressor, HistGradientBoostingRegressor])
+def test_interventional_regressors_for_msr(Model):
+    "The call Regression-MSR makes: interventional values of a boosted regressor, efficient against its predict."
+    model = Model(random_state=0, **({"max_iter": 30} if Model is HistGradientBoostingRegressor else {"n_estimators": 30})).fit(X, y)
+    explainer = TreeExplainer(model, data=X[:50], feature_perturbation="interventional")
+    phi = explainer.shap_values(X[50:80])
+    assert phi.shape == (30, 5)
+    np.testing.assert_allclose(explainer.expected_value + phi.sum(1), model.predict(X[50:80]), rtol=0, atol=1e-10)
+    np.testing.assert_allclose(explainer.expected_value, model.predict(X[:50]).mean(), rtol=0, atol=1e-12)
+
+def test_threads_do_not_change_values():
+    model = MODELS["rf_clf3"]()
+    one, two = TreeExplainer(model, n_jobs=1).shap_values(X), TreeExplainer(model, n_jobs=2).shap_values(X)
+    np.testing.assert_array_equal(one, two)
+
+def test_path_dependent_covers_from_data():
+    "With data, covers are the counts of data rows (as shap); nodes no row reaches get an even split (shap: 1e-6)."
+    model = MODELS["rf_reg"]()
+    explainer = TreeExplainer(model, X[:60])
+    np.testing.assert_allclose(explainer.expected_value, model.predict(X[:60]).mean(), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(explainer.expected_value,
+                               shap.TreeExplainer(model, X[:60], feature_perturbation="tree_path_dependent").expected_value,
+                               rtol=0, atol=1e-12)
+    phi = explainer.shap_values(X[:3])
+    for i in range(3):
+        np.testing.assert_allclose(phi[i], exact_shapley(TreePathGame(explainer.ensemble, X[i]), 5), rtol=0, atol=1e-12)
+
+# --- random trees, built by hand: every structure, zero covers, repeated features, NaN routing -------------------
+
+@st.composite
+def random_trees(draw):
+    "A random ensemble of 1-3 trees on 4 features, with zero covers and NaN default directions."
+    p, trees = 4, []
+    for _ in range(draw(st.integers(1, 3))):
+        left, right, feature, threshold, cover, value, default = [], [], [], [], [], [], []
+        def grow(depth, mass):
+            node = len(left)
+            for lst in (left, right, feature, threshold, value, default): lst.append(None)
+            cover.append(mass)
+            if depth == 0 or draw(st.booleans()) and depth < 4:
+                left[node] = right[node] = feature[node] = -1; threshold[node] = 0.0; default[node] = True
+                value[node] = draw(st.floats(-5, 5)); return node
+            feature[node] = draw(st.integers(0, p - 1)); threshold[node] = draw(st.sampled_from([-0.5, 0.0, 0.5]))
+            default[node] = draw(st.booleans()); value[node] = 0.0
+            share = draw(st.sampled_from([0.0, 0.3, 0.5, 1.0]))
+            left[node] = grow(depth - 1, mass * share); right[node] = grow(depth - 1, mass * (1 - share))
+            return node
+        grow(draw(st.integers(0, 6)), draw(st.sampled_from([0.0, 1.0, 7.0])))
+        trees.append(dict(left=left, right=right, feature=feature, threshold=threshold, cover=cover,
+                          value=value, default_left=default))
+    return TreeEnsemble(trees, [draw(st.floats(-1, 1))], p, np.float64)
+
+rows = st.lists(st.sampled_from([-1.0, -0.5, 0.0, 0.25, 0.5, 1.0, np.nan, np.inf, -np.inf]), min_size=4, max_size=4)
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(random_trees(), rows, rows)
+def test_random_trees_are_exact(ensemble, x, z):
+    x, z = np.array(x), np.array(z)
+    phi = TreeExplainer(ensemble).shap_values(x)
+    np.testing.assert_allclose(phi, exact_shapley(TreePathGame(ensemble, x), 4), rtol=0, atol=1e-11)
+    np.testing.assert_allclose(leaf_shapley(ensemble, x), phi, rtol=0, atol=1e-11)
+    background = np.stack([z, x[::-1]])
+    phi = TreeExplainer(ensemble, background, feature_perturbation="interventional").shap_values(x)
+    def marginal(Z):                  # MarginalGame by hand: it (rightly) refuses non-finite rows
+        mixed = np.where(np.asarray(Z, bool)[:, None, :], x, background[None])
+        return ensemble.predict(mixed.reshape(-1, 4))[:, 0].reshape(len(Z), -1).mean(1)
+    np.testing.assert_allclose(phi, exact_shapley(marginal, 4), rtol=0, atol=1e-11)
