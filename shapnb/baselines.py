@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 import numpy as np
-from .games import check_n_players, CachedGame, evaluate_game
+from .games import check_n_players, CachedGame
 from .shapleig import shapleig, leverage_coalitions
 from .kernelshap import solve_constrained_wls, kernel_shap_with_replacement
 

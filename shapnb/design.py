@@ -8,7 +8,7 @@ import itertools, math, warnings
 from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import brentq
-from .games import check_n_players, coalition_to_mask
+from .games import check_n_players
 
 # %% auto #0
 __all__ = ['shapley_kernel', 'design_strata', 'wallenius_means', 'round_counts', 'check_budget', 'border_strata', 'allocate',

@@ -4,7 +4,7 @@
 
 # %% ../nbs/08_hamming_gp.ipynb #cbcdbc01
 from __future__ import annotations
-import math, warnings
+import warnings
 from dataclasses import dataclass
 import numpy as np
 import scipy.linalg

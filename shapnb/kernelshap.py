@@ -8,7 +8,7 @@ import warnings
 from dataclasses import dataclass
 import numpy as np
 from .games import check_n_players, check_coalitions, evaluate_game
-from .design import CoalitionDesign, wallenius_design, check_budget, design_strata, shapley_kernel, sample_subsets
+from .design import CoalitionDesign, wallenius_design, check_budget, design_strata, shapley_kernel
 
 # %% auto #0
 __all__ = ['RCOND', 'IllConditionedWarning', 'sum_zero_basis', 'solve_constrained_wls', 'ShapleyEstimate', 'estimate_from_design',
