@@ -41,7 +41,7 @@ setuptools.setup(
     install_requires=requirements,
     extras_require={"dev": dev_requirements,
                     "bench": ["shapiq==1.4.1", "fasttreeshap-fixed"],  # the anchors of the benchmark notebooks
-                    "dask": ["dask[distributed]>=2024.1"]},
+                    "dask": ["dask[array,dataframe,distributed]>=2024.1"]},
     python_requires=">=" + min_python,
     zip_safe=False,
     entry_points={"console_scripts": scripts, "nbdev": [f"{cfg['lib_path']}={cfg['lib_path']}._modidx:d"]},

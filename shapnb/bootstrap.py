@@ -7,11 +7,12 @@ from __future__ import annotations
 import warnings
 import numpy as np
 from threadpoolctl import threadpool_limits
+from tqdm.auto import tqdm
 from .design import CoalitionDesign
 from .kernelshap import ShapleyEstimate, IllConditionedWarning, sum_zero_basis
 
 # %% auto #0
-__all__ = ['BOOTSTRAPS', 'symmetric_multiplicities', 'doubled_half_multiplicities', 'replicate_multiplicities',
+__all__ = ['BOOTSTRAPS', 'PROGRESS_WORK', 'symmetric_multiplicities', 'doubled_half_multiplicities', 'replicate_multiplicities',
            'replicate_estimates', 'naive_ht_se', 'standard_errors']
 
 # %% ../nbs/07_bootstrap.ipynb #3d3864b7
@@ -82,8 +83,9 @@ def replicate_multiplicities(design: CoalitionDesign, method: str, n_boot: int, 
 
 # %% ../nbs/07_bootstrap.ipynb #6d54bbd7
 def replicate_estimates(design: CoalitionDesign, game_values, v_empty: float, v_full: float, multiplicities,
-                        rel_tol: float = 1e-12) -> np.ndarray:
+                        rel_tol: float = 1e-12, progress: bool = False) -> np.ndarray:
     "Shapley estimates `(B, p)` of the design's bootstrap replicates, solved in one batch (pseudo-inverse if singular)."
+    # progress: solve the replicates in about 50 chunks under a tqdm bar (the same estimates, to rounding)
     Z, w, p = design.coalitions, design.weights, design.p
     y, S = np.asarray(game_values, float), np.asarray(multiplicities, float)
     if y.shape != (len(Z),): raise ValueError(f"game_values must have shape ({len(Z)},), got {y.shape}")
@@ -92,18 +94,25 @@ def replicate_estimates(design: CoalitionDesign, game_values, v_empty: float, v_
     phi0 = np.full(p, (v_full - v_empty) / p)
     X = Z @ P
     b = y - v_empty - Z @ phi0
-    rows = S[:, design.unit] * w                                       # (B, n) replicate row weights
-    G = (rows @ (X[:, :, None] * X[:, None, :]).reshape(len(X), -1)).reshape(len(S), p - 1, p - 1)
-    c = rows @ (X * b[:, None])
-    with threadpool_limits(limits=1, user_api="blas"):   # many small problems: BLAS threads only add overhead
-        lam, V = np.linalg.eigh(G)
-    keep = lam > rel_tol * np.maximum(lam[:, -1:], np.finfo(float).tiny)
-    n_singular = int((~keep.all(1)).sum())
+    outer, xb = (X[:, :, None] * X[:, None, :]).reshape(len(X), -1), X * b[:, None]
+    chunks = np.array_split(np.arange(len(S)), min(len(S), 50)) if progress else [np.arange(len(S))]
+    out, n_singular = np.empty((len(S), p)), 0
+    with tqdm(total=len(S), desc="bootstrap replicates", disable=not progress) as bar:
+        for idx in chunks:
+            rows = S[idx][:, design.unit] * w                              # (chunk, n) replicate row weights
+            G = (rows @ outer).reshape(len(idx), p - 1, p - 1)
+            c = rows @ xb
+            with threadpool_limits(limits=1, user_api="blas"):   # many small problems: BLAS threads only add overhead
+                lam, V = np.linalg.eigh(G)
+            keep = lam > rel_tol * np.maximum(lam[:, -1:], np.finfo(float).tiny)
+            n_singular += int((~keep.all(1)).sum())
+            coef = np.where(keep, np.einsum("bji,bj->bi", V, c) / np.where(keep, lam, 1.0), 0.0)
+            out[idx] = phi0 + np.einsum("bij,bj->bi", V, coef) @ P.T
+            bar.update(len(idx))
     if n_singular:
         warnings.warn(f"{n_singular} of {len(S)} bootstrap replicates had a singular system; solved by least squares "
                       "(minimum-norm)", IllConditionedWarning, stacklevel=2)
-    coef = np.where(keep, np.einsum("bji,bj->bi", V, c) / np.where(keep, lam, 1.0), 0.0)
-    return phi0 + np.einsum("bij,bj->bi", V, coef) @ P.T
+    return out
 
 # %% ../nbs/07_bootstrap.ipynb #975db207
 def naive_ht_se(design: CoalitionDesign, game_values, v_empty: float, v_full: float) -> np.ndarray:
@@ -123,15 +132,21 @@ def naive_ht_se(design: CoalitionDesign, game_values, v_empty: float, v_full: fl
     return np.sqrt(np.clip(np.diag(P @ Ginv @ V @ Ginv @ P.T), 0, None))
 
 # %% ../nbs/07_bootstrap.ipynb #1de53e83
+PROGRESS_WORK = 2e10   # replicate work B·n·(p−1)² from which progress=None shows a bar
+
 def standard_errors(estimate: ShapleyEstimate, method: str = "symmetric", *, n_boot: int = 200,
-                    seed=None) -> tuple[np.ndarray, np.ndarray | None]:
+                    seed=None, progress: bool | None = None) -> tuple[np.ndarray, np.ndarray | None]:
     "Standard errors of a KernelSHAP estimate by `method` (symmetric, doubled_half, shapr or naive), and the replicates."
+    # progress: tqdm bar over the replicates (notebook or terminal); None shows it only for long runs (PROGRESS_WORK)
     if method not in BOOTSTRAPS: raise ValueError(f"unknown bootstrap {method!r}; use one of {BOOTSTRAPS} or None")
+    if progress is not None and not isinstance(progress, (bool, np.bool_)):
+        raise ValueError(f"progress must be True, False or None, got {progress!r}")
     d = estimate.design
     if d is None: return np.zeros_like(estimate.values), None   # p = 1: exact
     if method == "naive": return naive_ht_se(d, estimate.game_values, estimate.v_empty, estimate.v_full), None
     S = replicate_multiplicities(d, method, n_boot, seed)
-    reps = replicate_estimates(d, estimate.game_values, estimate.v_empty, estimate.v_full, S)
+    if progress is None: progress = n_boot * len(d.coalitions) * (d.p - 1) ** 2 >= PROGRESS_WORK
+    reps = replicate_estimates(d, estimate.game_values, estimate.v_empty, estimate.v_full, S, progress=bool(progress))
     dev = reps - reps[0]
     var = ((dev ** 2).sum(0) - len(dev) * dev.mean(0) ** 2) / (len(dev) - 1)
     return np.sqrt(np.clip(var, 0, None)), reps

@@ -43,31 +43,35 @@ def _framed(predict, frame):
 def _check_budget(method, budget):
     if budget is None: raise ValueError(f"method={method!r} needs a budget (game evaluations per row), e.g. budget=200")
 
-def _explain_game(game, p, method, budget, seed, progress, options) -> tuple:
-    "(values, base, se, sd, n_evals) of one game by `method`."
+def _explain_game(game, p, method, budget, seed, progress, options, executor=None) -> tuple:
+    "(values, base, se, sd, n_evals) of one game by `method`, its evaluations run through `executor` if given."
     if method == "exact":
         if options: raise ValueError(f"method='exact' takes no options, got {sorted(options)}")
-        return exact_shapley(game, p), float(evaluate_game(game, np.zeros((1, p), bool))[0]), None, None, 2 ** p
+        return (exact_shapley(game, p, executor=executor), float(evaluate_game(game, np.zeros((1, p), bool))[0]),
+                None, None, 2 ** p)
     _check_budget(method, budget)
     if method == "kernelshap":
-        est = kernel_shap(game, p, budget, seed=seed, **options)
+        options.setdefault("progress", None if progress else False)   # None: kernel_shap's bar for long bootstraps
+        est = kernel_shap(game, p, budget, seed=seed, executor=executor, **options)
         return est.values, est.v_empty, est.se, None, est.n_evals
     options.setdefault("progress", progress)
-    est = shapleig(game, p, budget, seed=seed, **options)
+    est = shapleig(game, p, budget, seed=seed, executor=executor, **options)
     empty = ~est.coalitions.any(1)
     base = est.game_values[empty][0] if empty.any() else float(evaluate_game(game, np.zeros((1, p), bool))[0])
     return est.values, float(base), None, est.sd, est.n_evals
 
 # %% ../nbs/13_explain.ipynb #b45d5514
-def _explain_model(model, X, method, data, budget, seed, progress, names, options) -> Explanation:
-    "Explanation of the rows `X` of a model."
+def _explain_model(model, X, method, data, budget, seed, progress, names, options, executor=None) -> Explanation:
+    "Explanation of the rows `X` of a model, the rows or each row's game evaluations run through `executor` if given."
     if method == "tree":
         if data is not None: options = dict(feature_perturbation="interventional") | options
         explainer = TreeExplainer(model, data, **options)
-        return Explanation(explainer.shap_values(X), explainer.expected_value, data=X, feature_names=names, method="tree")
+        return Explanation(explainer.shap_values(X, executor=executor), explainer.expected_value, data=X,
+                           feature_names=names, method="tree")
     if method == "kernel":
         explainer = ProductKernelExplainer(model, **options)
-        return Explanation(explainer.shap_values(X), explainer.expected_value, data=X, feature_names=names, method="kernel")
+        return Explanation(explainer.shap_values(X, executor=executor), explainer.expected_value, data=X,
+                           feature_names=names, method="kernel")
     if data is None: raise ValueError(f"method={method!r} on a model needs background data (rows to average missing features over)")
     predict = model.predict if hasattr(model, "predict") else model
     if not callable(predict): raise ValueError("the model must have a predict method or be callable")
@@ -77,7 +81,7 @@ def _explain_model(model, X, method, data, budget, seed, progress, names, option
         raise ValueError(f"data must have shape (n, {X.shape[1]}) like X, got {background.shape}")
     if method != "exact": _check_budget(method, budget)
     rng = np.random.default_rng(seed)
-    out = [_explain_game(MarginalGame(predict, x, background), X.shape[1], method, budget, rng, False, dict(options))
+    out = [_explain_game(MarginalGame(predict, x, background), X.shape[1], method, budget, rng, False, dict(options), executor)
            for x in progress_bar(X, enabled=progress and len(X) > 1, desc=f"{method} rows")]
     v, base, se, sd, n = map(list, zip(*out))
     return Explanation(np.array(v), np.array(base), se=None if se[0] is None else np.array(se),
@@ -86,11 +90,13 @@ def _explain_model(model, X, method, data, budget, seed, progress, names, option
 
 # %% ../nbs/13_explain.ipynb #cc34c1ab
 def explain(model_or_game, X=None, *, method: str = "auto", data=None, p: int | None = None, budget: int | None = None,
-            seed=None, feature_names=None, progress: bool = True, **options) -> Explanation:
+            seed=None, feature_names=None, progress: bool = True, executor=None, **options) -> Explanation:
     "Shapley values of a model's rows `X` or of a game on `p` players, by the best or the named `method`."
     # method: "auto", "tree", "kernel", "exact", "kernelshap" or "shapleig"; data: background rows for the marginal
     # game (and the interventional tree explainer); budget: evaluations per row for the estimators; seed: int or
-    # Generator; progress: bar over rows (and ShaplEIG's own); options: passed to the underlying method
+    # Generator; progress: bar over rows (and ShaplEIG's, or a long bootstrap's, own); executor: None (in-process) or a
+    # concurrent.futures.Executor / Dask Client running the rows or the game evaluations (notebook 14);
+    # options: passed to the underlying method
     if method not in METHODS: raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
     if X is None and p is None: raise ValueError("pass rows X to explain a model, or the number of players p to explain a game")
     if X is not None and p is not None: raise ValueError("pass either rows X (a model) or p (a game), not both")
@@ -100,12 +106,12 @@ def explain(model_or_game, X=None, *, method: str = "auto", data=None, p: int | 
         if method in ("tree", "kernel"): raise ValueError(f"method={method!r} explains a model: pass rows X, not p")
         if data is not None: raise ValueError("data is the background of a model; a game takes none")
         if method == "auto": method = "exact" if p <= AUTO_EXACT_MAX_PLAYERS else "kernelshap"
-        v, base, se, sd, n = _explain_game(model_or_game, p, method, budget, seed, progress, dict(options))
+        v, base, se, sd, n = _explain_game(model_or_game, p, method, budget, seed, progress, dict(options), executor)
         return Explanation(v, base, se=se, sd=sd, feature_names=feature_names, n_evals=n, method=method)
     X, single, names = _rows(X)
     if feature_names is None: feature_names = names or (list(map(str, data.columns)) if hasattr(data, "columns") else None)
     if method == "auto":
         method = ("tree" if _supported(tree_ensemble, model_or_game) else
                   "kernel" if _supported(kernel_expansion, model_or_game) else "kernelshap")
-    e = _explain_model(model_or_game, X, method, data, budget, seed, progress, feature_names, dict(options))
+    e = _explain_model(model_or_game, X, method, data, budget, seed, progress, feature_names, dict(options), executor)
     return e[0] if single else e

@@ -107,14 +107,19 @@ def evaluate_game(game, Z) -> np.ndarray:
         raise ValueError(f"the game returned a non-finite value {out[bad]} for coalition {np.flatnonzero(Z[bad]).tolist()}")
     return out
 
-def exact_shapley(game, p: int, batch_size: int = 1 << 16) -> np.ndarray:
+def exact_shapley(game, p: int, batch_size: int = 1 << 16, executor=None) -> np.ndarray:
     "Exact Shapley values of `game` on `p` players by evaluating all $2^p$ coalitions in batches."
+    # executor: None (in-process) or a concurrent.futures.Executor / Dask Client evaluating each batch (notebook 14)
+    if executor is not None:
+        from shapnb.scale import evaluate_coalitions          # imported here: shapnb.scale imports this module
+        evaluate = lambda game, Z: evaluate_coalitions(game, Z, executor)
+    else: evaluate = evaluate_game
     p = check_n_players(p)
     if p > EXACT_MAX_PLAYERS:
         raise ValueError(f"exact_shapley enumerates 2**p coalitions; p={p} exceeds the limit {EXACT_MAX_PLAYERS} "
                          "(use a structured method or an estimator)")
     n = 1 << p
-    values = np.concatenate([evaluate_game(game, mask_to_coalition(np.arange(lo, min(lo + batch_size, n)), p))
+    values = np.concatenate([evaluate(game, mask_to_coalition(np.arange(lo, min(lo + batch_size, n)), p))
                              for lo in range(0, n, batch_size)])
     return shapley_from_values(values)
 

@@ -9,6 +9,7 @@ import numpy as np
 from numba import njit
 from .games import check_coalitions
 from .quadrature import gauss_legendre_01, exact_nodes, product_shapley
+from .scale import is_dask_collection, explain_collection, explain_rows
 
 # %% auto #0
 __all__ = ['BLOCK_ELEMENTS', 'SUPPORTED_KERNELS', 'ProductKernelGame', 'kernel_game_shapley', 'feature_kernel_factors',
@@ -307,8 +308,16 @@ class ProductKernelExplainer:
         expected = self.alpha.sum(0) + self.intercept
         self.expected_value = float(expected[0]) if self.single_output else expected
 
-    def shap_values(self, X) -> np.ndarray:
+    @property
+    def n_outputs(self) -> int: return self.alpha.shape[1]
+
+    def shap_values(self, X, executor=None, chunk_size: int | None = None):
         "Shapley values of the rows of `X`: (n, p), or (n, p, k) for k outputs; (p,) or (p, k) for one 1-D row."
+        # X: rows (array, DataFrame, or a Dask array/DataFrame, which gives a lazy Dask array of values);
+        # executor: None (in-process) or a concurrent.futures.Executor / Dask Client explaining chunks of
+        # `chunk_size` rows (notebook 14)
+        if is_dask_collection(X): return explain_collection(self, X)
+        if executor is not None: return explain_rows(self, X, executor, chunk_size)
         if hasattr(X, "to_numpy"): X = X.to_numpy()
         alpha = self.alpha[:, 0] if self.single_output else self.alpha
         return product_kernel_shapley(X, self.support, alpha, self.kernel, self.gamma, self.m, self.block_size)

@@ -8,6 +8,7 @@ import warnings
 from dataclasses import dataclass
 import numpy as np
 from .games import check_n_players, check_coalitions, evaluate_game
+from .scale import evaluate_coalitions
 from .design import CoalitionDesign, wallenius_design, check_budget, design_strata, shapley_kernel
 
 # %% auto #0
@@ -78,11 +79,11 @@ class ShapleyEstimate:
         return f"ShapleyEstimate(values={np.array2string(self.values, precision=4)}{se}, n_evals={self.n_evals})"
 
 # %% ../nbs/06_kernelshap.ipynb #e0332e1a
-def _evaluate_design(game, design: CoalitionDesign) -> tuple[np.ndarray, float, float]:
-    "Values of the design's coalitions and of ∅ and N, in one call to the game."
+def _evaluate_design(game, design: CoalitionDesign, executor=None, chunk_size=None) -> tuple[np.ndarray, float, float]:
+    "Values of the design's coalitions and of ∅ and N: one call to the game, or all at once through `executor`."
     p = design.p
     Z = np.concatenate([np.zeros((1, p), bool), np.ones((1, p), bool), design.coalitions])
-    y = evaluate_game(game, Z)
+    y = evaluate_coalitions(game, Z, executor, chunk_size)
     return y[2:], float(y[0]), float(y[1])
 
 def estimate_from_design(design: CoalitionDesign, game_values, v_empty: float, v_full: float) -> ShapleyEstimate:
@@ -95,24 +96,29 @@ def _single_player(game) -> ShapleyEstimate:
     y = evaluate_game(game, np.array([[False], [True]]))
     return ShapleyEstimate(np.array([y[1] - y[0]]), np.zeros(1), 2, None, np.zeros(0), float(y[0]), float(y[1]))
 
-def _with_se(est: ShapleyEstimate, bootstrap, n_boot, rng) -> ShapleyEstimate:
+def _with_se(est: ShapleyEstimate, bootstrap, n_boot, rng, progress=None) -> ShapleyEstimate:
     if bootstrap is None: return est
     from shapnb.bootstrap import standard_errors   # imported here: shapnb.bootstrap imports this module
-    est.se, est.replicates = standard_errors(est, bootstrap, n_boot=n_boot, seed=rng)
+    est.se, est.replicates = standard_errors(est, bootstrap, n_boot=n_boot, seed=rng, progress=progress)
     est.bootstrap = bootstrap
     return est
 
 def kernel_shap(game, p: int, budget: int, *, paired: bool = True, border: bool = True,
-                bootstrap: str | None = "symmetric", n_boot: int = 200, seed=None) -> ShapleyEstimate:
+                bootstrap: str | None = "symmetric", n_boot: int = 200, seed=None,
+                progress: bool | None = None, executor=None, chunk_size: int | None = None) -> ShapleyEstimate:
     "KernelSHAP on a stratified Wallenius design without replacement, with bootstrap standard errors."
     # game: callable on bool (k, p) coalition matrices; budget: evaluations including ∅ and N;
     # border: enumerate the strata the budget covers (notebook 05);
-    # bootstrap: "symmetric", "doubled_half", "naive", "shapr" or None; seed: int or np.random.Generator
+    # bootstrap: "symmetric", "doubled_half", "naive", "shapr" or None; seed: int or np.random.Generator;
+    # progress: tqdm bar over the bootstrap replicates (None: only for long runs, see notebook 07);
+    # executor, chunk_size: evaluate the whole design at once through a concurrent.futures.Executor or Dask
+    # Client, `chunk_size` coalitions per task (notebook 14); None evaluates in-process
     p = check_n_players(p)
     if p == 1: return _single_player(game)
     rng = np.random.default_rng(seed)
     design = wallenius_design(p, budget, paired=paired, border=border, seed=rng)
-    return _with_se(estimate_from_design(design, *_evaluate_design(game, design)), bootstrap, n_boot, rng)
+    values = _evaluate_design(game, design, executor, chunk_size)
+    return _with_se(estimate_from_design(design, *values), bootstrap, n_boot, rng, progress)
 
 # %% ../nbs/06_kernelshap.ipynb #7a48066a
 def with_replacement_design(p: int, budget: int, *, paired: bool = True, seed=None) -> CoalitionDesign:
@@ -151,10 +157,12 @@ def with_replacement_design(p: int, budget: int, *, paired: bool = True, seed=No
     return CoalitionDesign(p, paired, 2 + len(U), sizes, M, counts.astype(float), counts, U, stratum, unit, weights)
 
 def kernel_shap_with_replacement(game, p: int, budget: int, *, paired: bool = True, seed=None,
-                                 bootstrap: str | None = None, n_boot: int = 100) -> ShapleyEstimate:
+                                 bootstrap: str | None = None, n_boot: int = 100,
+                                 progress: bool | None = None, executor=None, chunk_size: int | None = None) -> ShapleyEstimate:
     "KernelSHAP on the with-replacement design of shap/shapr (reweighted), for comparison; same estimate object."
     p = check_n_players(p)
     if p == 1: return _single_player(game)
     rng = np.random.default_rng(seed)
     design = with_replacement_design(p, budget, paired=paired, seed=rng)
-    return _with_se(estimate_from_design(design, *_evaluate_design(game, design)), bootstrap, n_boot, rng)
+    values = _evaluate_design(game, design, executor, chunk_size)
+    return _with_se(estimate_from_design(design, *values), bootstrap, n_boot, rng, progress)

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
-from .games import check_n_players, check_coalitions, evaluate_game, all_coalitions
+from .games import check_n_players, check_coalitions, all_coalitions
+from .scale import check_executor, evaluate_coalitions
 from .gp import HammingHyper, fit_hamming_gp, DEFAULT_NOISE, _torch_threads
 from .eig import ShapleyPosterior, select_batch
 
@@ -98,23 +99,11 @@ class ShaplEIGEstimate:
 SELECTIONS = ("eig", "random", "uncertainty", "leverage")
 MAX_PLAYERS = 300        # A K Aᵀ uses a (⌈p/2⌉², p) quadrature grid: 54 MB at p = 300, growing as p³
 
-class _SingleCoalition:
-    "Picklable callable evaluating `game` on one coalition (for map-based parallel evaluation)."
-    def __init__(self, game): self.game = game
-    def __call__(self, z) -> float: return float(evaluate_game(self.game, np.asarray(z, bool)[None])[0])
-
-def _evaluate(game, Z: np.ndarray, map_fn) -> np.ndarray:
-    "Evaluate the coalitions Z: one vectorised call, or one call per coalition through map_fn."
-    if map_fn is None: return evaluate_game(game, Z)
-    out = np.array(list(map_fn(_SingleCoalition(game), list(Z))), dtype=float)
-    if out.shape != (len(Z),): raise ValueError(f"map_fn returned {out.shape[0] if out.ndim else 'a scalar'} values for {len(Z)} coalitions")
-    return out
-
 def default_n_initial(p: int) -> int:
     "Size of the default initial design: ∅, N and about p/2 more (at least 4 in all)."
     return max(4, p // 2 + 2)
 
-def _check_options(p, budget, n_initial, selection, batch_size, n_candidates, refit, map_fn):
+def _check_options(p, budget, n_initial, selection, batch_size, n_candidates, refit):
     if p > MAX_PLAYERS:
         raise ValueError(f"shapleig supports p <= {MAX_PLAYERS} players (the Shapley posterior needs a "
                          f"({(p + 1) // 2}² x {p}) quadrature grid); for p={p} use a regression estimator such as "
@@ -131,7 +120,6 @@ def _check_options(p, budget, n_initial, selection, batch_size, n_candidates, re
     if selection not in SELECTIONS: raise ValueError(f"selection must be one of {SELECTIONS}, got {selection!r}")
     if not (refit == "always" or (isinstance(refit, (int, float)) and not isinstance(refit, bool) and refit > 0)):
         raise ValueError(f"refit must be 'always' or a positive growth factor, got {refit!r}")
-    if map_fn is not None and not callable(map_fn): raise ValueError("map_fn must be callable like map(function, items)")
 
 def _candidates(p: int, X: np.ndarray, n_candidates: int, rng) -> np.ndarray:
     "All unevaluated coalitions if there are at most n_candidates, otherwise a leverage-sampled pool."
@@ -143,13 +131,14 @@ def _candidates(p: int, X: np.ndarray, n_candidates: int, rng) -> np.ndarray:
 def _masks(X: np.ndarray) -> np.ndarray: return X.astype(np.int64) @ (np.int64(1) << np.arange(X.shape[1], dtype=np.int64))
 
 def shapleig(game, p: int, budget: int, *, seed=None, n_initial: int | None = None, selection: str = "eig",
-             batch_size: int = 1, map_fn=None, n_candidates: int = 4096, refit="always",
+             batch_size: int = 1, executor=None, chunk_size: int | None = None, n_candidates: int = 4096, refit="always",
              noise: float = DEFAULT_NOISE, learn_noise: bool = False, progress: bool | None = None,
              n_threads: int | None = 1, callback=None, ard_from: int | None = None) -> ShaplEIGEstimate:
     "Estimate the Shapley values of `game` on `p` players with `budget` evaluations chosen by expected information gain."
     # seed: random seed or Generator; n_initial: leverage-sampled initial design (default ~p/2 + 2); selection: "eig"
     # or an ablation ("random", "uncertainty", "leverage"); batch_size: coalitions chosen per round and evaluated
-    # together (through map_fn(function, coalitions) if given); n_candidates: pool size when not all unevaluated
+    # together (through `executor`, a concurrent.futures.Executor or Dask Client, in tasks of `chunk_size`
+    # coalitions, if given); n_candidates: pool size when not all unevaluated
     # coalitions are scored; refit: "always" or a growth factor r (refit when the data grew by 1+r); noise,
     # learn_noise: GP noise (relative variance); progress: tqdm bar (None: only for runs of 100+ evaluations);
     # n_threads: torch/BLAS threads for the GP work (None leaves them alone); callback: called after every
@@ -162,14 +151,15 @@ def shapleig(game, p: int, budget: int, *, seed=None, n_initial: int | None = No
     if n_initial is None:   # the default design shrinks to a smaller budget; an explicit one does not
         n_initial = default_n_initial(p)
         if isinstance(budget, (int, np.integer)) and 2 <= budget < n_initial: n_initial = int(budget)
-    _check_options(p, budget, n_initial, selection, batch_size, n_candidates, refit, map_fn)
+    _check_options(p, budget, n_initial, selection, batch_size, n_candidates, refit)
+    executor = check_executor(executor)
     ard_from = 4 * p if ard_from is None else ard_from
     if isinstance(ard_from, (bool, np.bool_)) or not isinstance(ard_from, (int, np.integer)) or ard_from < 0:
         raise ValueError(f"ard_from must be a non-negative integer, got {ard_from!r}")
     rng = np.random.default_rng(seed)
     plan = leverage_coalitions(p, budget if selection == "leverage" else n_initial, seed=rng)
     X = plan[:n_initial]
-    y = _evaluate(game, X, map_fn)
+    y = evaluate_coalitions(game, X, executor, chunk_size)
     round_of = [0] * n_initial
     hyper, fitted_at, fit_s, select_s = None, 0, [], []
     bar = tqdm(total=budget, initial=n_initial, disable=not (budget - n_initial >= 100 if progress is None else progress),
@@ -197,7 +187,7 @@ def shapleig(game, p: int, budget: int, *, seed=None, n_initial: int | None = No
                 else: pick = select_batch(ShapleyPosterior(hyper, X), cand, q, "eig" if selection == "eig" else "variance")
                 Z_new = cand[pick]
             select_s.append(time.perf_counter() - start)
-            y = np.concatenate([y, _evaluate(game, Z_new, map_fn)])
+            y = np.concatenate([y, evaluate_coalitions(game, Z_new, executor, chunk_size)])
             X = np.vstack([X, Z_new]); round_of += [round_no] * len(Z_new)
             bar.update(len(Z_new))
             if callback is not None: callback(X, y, hyper)

@@ -9,6 +9,7 @@ import numpy as np
 import numba
 from numba import njit, prange
 from .quadrature import gauss_legendre_01, exact_nodes, product_shapley
+from .scale import is_dask_collection, explain_collection, explain_rows
 
 # %% auto #0
 __all__ = ['DECISION_LE', 'DECISION_LT', 'DECISION_CATEGORY', 'MISSING_NAN', 'MISSING_AS_ZERO', 'MISSING_ZERO_OR_NAN',
@@ -651,8 +652,18 @@ class TreeExplainer:
             expected = self.ensemble.expected_value()
         self.expected_value = float(expected[0]) if self.ensemble.n_outputs == 1 else expected
 
-    def shap_values(self, X) -> np.ndarray:
+    @property
+    def n_features(self) -> int: return self.ensemble.n_features
+    @property
+    def n_outputs(self) -> int: return self.ensemble.n_outputs
+
+    def shap_values(self, X, executor=None, chunk_size: int | None = None):
         "Shapley values of each row of `X`: (n, p) for one output, (n, p, k) for k outputs."
+        # X: rows (array, DataFrame, or a Dask array/DataFrame, which gives a lazy Dask array of values);
+        # executor: None (in-process) or a concurrent.futures.Executor / Dask Client explaining chunks of
+        # `chunk_size` rows (notebook 14)
+        if is_dask_collection(X): return explain_collection(self, X)
+        if executor is not None: return explain_rows(self, X, executor, chunk_size)
         rows, _, single = _as_rows(X, self.ensemble)
         phi = self._explain(rows)
         if self.ensemble.n_outputs == 1: phi = phi[..., 0]

@@ -1,5 +1,6 @@
 "Property tests and cross-checks for the ShaplEIG stack: shapnb.gp, shapnb.eig, shapnb.shapleig."
 import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 import numpy as np
 import pytest
@@ -142,14 +143,15 @@ def test_shapleig_runs_spend_budget_exactly(selection):
     assert np.isfinite(est.sd).all()
 
 
-def test_shapleig_batch_with_map_and_seed_reproducible():
+def test_shapleig_batch_with_executor_and_seed_reproducible():
     p = 7
     beta = np.arange(1.0, p + 1)   # integer values: a batch and single rows evaluate to identical floats
     game = lambda Z: np.asarray(Z, float) @ beta + 3.0 * np.asarray(Z, float)[:, 0] * np.asarray(Z, float)[:, 1]
-    a = shapleig(game, p, 18, seed=5, batch_size=3, map_fn=map, refit=0.5)
+    with ThreadPoolExecutor(2) as pool:
+        a = shapleig(game, p, 18, seed=5, batch_size=3, executor=pool, chunk_size=1, refit=0.5)
     b = shapleig(game, p, 18, seed=5, batch_size=3, refit=0.5)
     np.testing.assert_array_equal(a.coalitions, b.coalitions)
-    np.testing.assert_allclose(a.values, b.values)
+    np.testing.assert_array_equal(a.values, b.values)
     assert np.bincount(a.round_of)[1:].max() == 3
 
 
@@ -166,7 +168,7 @@ def test_shapleig_bad_input():
     with pytest.raises(ValueError, match="non-finite"): shapleig(lambda Z: np.full(len(Z), np.inf), 6, 10)
     with pytest.raises(ValueError, match="p <= 300"): shapleig(game, 301, 400)
     with pytest.raises(ValueError, match="exceeds"): shapleig(game, 6, 65)
-    with pytest.raises(ValueError, match="map_fn"): shapleig(game, 6, 10, map_fn=3)
+    with pytest.raises(TypeError, match="executor must be"): shapleig(game, 6, 10, executor=map)
 
 
 GAMES_DIR = Path(os.environ.get("SHAPNB_GAMES_DIR", Path(__file__).resolve().parents[2] / "shared" / "games" / "precomputed"))
