@@ -11,7 +11,7 @@ from .trees import TreeExplainer
 from .kernelshap import kernel_shap
 
 # %% auto #0
-__all__ = ['run_demo', 'main']
+__all__ = ['run_demo', 'print_demo', 'main']
 
 # %% ../nbs/90_demo.ipynb #576e5961
 def run_demo(row: int = 0, n_background: int = 100, budget: int = 300, seed: int = 0) -> dict:
@@ -29,7 +29,16 @@ def run_demo(row: int = 0, n_background: int = 100, budget: int = 300, seed: int
     est = kernel_shap(MarginalGame(model.predict, X[row], background), X.shape[1], budget, seed=seed)
     return dict(names=names, values=exact, prediction=prediction, base_value=base,
                 efficiency_error=abs(exact.sum() + base - prediction),
-                kernelshap_values=est.values, kernelshap_se=est.se, n_evals=est.n_evals)
+                kernelshap_values=est.values, kernelshap_se=est.se, n_evals=est.n_evals,
+                row=row, X=X, model=model, background=background)   # the last four: for reports (`shapnb demo`)
+
+def print_demo(out: dict, top: int = 10):
+    "Print the table of `run_demo`'s result: the `top` features by exact value, with the KernelSHAP estimates."
+    print(f"Explaining diabetes row {out['row']}: f(x) = {out['prediction']:.3f}, E f = {out['base_value']:.3f}")
+    print(f"  {'feature':>7s} {'exact (tree)':>13s} {'KernelSHAP ± SE':>22s}   ({out['n_evals']} evaluations)")
+    for j in np.argsort(-np.abs(out["values"]))[:top]:
+        print(f"  {out['names'][j]:>7s} {out['values'][j]:+13.4f} {out['kernelshap_values'][j]:+12.4f} ± {out['kernelshap_se'][j]:7.4f}")
+    print(f"efficiency: |sum(phi) + E f - f(x)| = {out['efficiency_error']:.2e}")
 
 def main(argv=None):
     "Console entry point: explain one prediction exactly and by KernelSHAP, and fail if efficiency fails."
@@ -39,10 +48,5 @@ def main(argv=None):
     parser.add_argument("--top", type=int, default=10, help="number of features to print")
     args = parser.parse_args(argv)
     out = run_demo(args.row, budget=args.budget)
-    print(f"Explaining diabetes row {args.row}: f(x) = {out['prediction']:.3f}, E f = {out['base_value']:.3f}")
-    print(f"  {'feature':>7s} {'exact (tree)':>13s} {'KernelSHAP ± SE':>22s}   ({out['n_evals']} evaluations)")
-    order = np.argsort(-np.abs(out["values"]))[:args.top]
-    for j in order:
-        print(f"  {out['names'][j]:>7s} {out['values'][j]:+13.4f} {out['kernelshap_values'][j]:+12.4f} ± {out['kernelshap_se'][j]:7.4f}")
-    print(f"efficiency: |sum(phi) + E f - f(x)| = {out['efficiency_error']:.2e}")
+    print_demo(out, args.top)
     if out["efficiency_error"] > 1e-6: raise SystemExit("efficiency check failed")

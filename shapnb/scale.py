@@ -63,10 +63,19 @@ def split_rows(n: int, executor, chunk_size: int | None = None) -> list[slice]:
     return [slice(lo, min(lo + chunk_size, n)) for lo in range(0, n, int(chunk_size))]
 
 # %% ../nbs/14_scale_out.ipynb #f2e6b5ef
+def _scatter(client, obj, attempts: int = 3):
+    "Scatter `obj` to every worker of `client`, again if a worker left the cluster while it was being copied."
+    for attempt in range(attempts):
+        try: return client.scatter(obj, broadcast=True, hash=False)
+        except Exception as exc:                            # the scheduler lost a worker it was copying to
+            if attempt == attempts - 1:
+                raise ExecutorError(f"could not copy the {type(obj).__name__} to the Dask workers: "
+                                    f"{type(exc).__name__}: {exc}") from exc
+
 def ship(executor, obj):
     "What to pass to `executor.submit` for `obj`: scattered once to every Dask worker, or the object itself."
     client = _dask_client(executor)
-    return obj if client is None else client.scatter(obj, broadcast=True, hash=False)
+    return obj if client is None else _scatter(client, obj)
 
 # %% ../nbs/14_scale_out.ipynb #5d23bbf0
 def _where() -> str: return f"process {os.getpid()} on {socket.gethostname()}"
@@ -192,7 +201,7 @@ def explain_collection(explainer, X):
     client = _current_client()
     if client is not None:
         check_executor(client)
-        handle = client.scatter(explainer, broadcast=True, hash=False)
+        handle = _scatter(client, explainer)
     else: handle = dask.delayed(explainer, name=f"shapnb-explainer-{uuid.uuid4().hex}")
     task = dask.delayed(_explain_partition, pure=True)
     blocks = [da.from_delayed(task(handle, part, i), shape=(n,) + tail, dtype=np.float64,

@@ -117,9 +117,10 @@ def test_killed_worker_loses_no_row(client, data):
     explainer = TreeExplainer(RandomForestRegressor(10, max_depth=4, random_state=0).fit(X, y), n_jobs=1)
     reference = explainer.shap_values(X)
     rows = da.from_array(X, chunks=(30, 6)).map_blocks(_slow_copy, dtype=float)     # 20 partitions of 0.15 s
+    lazy = explainer.shap_values(rows)                                               # the explainer is on the workers
     thread, old = _kill_one_worker_after(client, 0.5)
     start = time.perf_counter()
-    values = explainer.shap_values(rows).compute()
+    values = lazy.compute()
     thread.join()
     assert time.perf_counter() - start > 0.5
     np.testing.assert_array_equal(values, reference)

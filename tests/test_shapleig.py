@@ -13,8 +13,10 @@ from shapnb.gp import fit_hamming_gp
 from shapnb.shapleig import shapleig, leverage_coalitions, stopped_posterior, SELECTIONS
 
 
-def random_hyper(rng, p, noise=1e-6, lo=0.1, hi=5.0):
-    return HammingHyper(rng.uniform(lo, hi, p), outputscale=rng.uniform(0.3, 3), mean=rng.normal(), noise=noise)
+def random_hyper(rng, p, noise=1e-6, lo=0.1, hi=5.0, size=False):
+    "Random hyperparameters; with `size`, a random size-trend term too."
+    extra = dict(size_scale=rng.uniform(0.3, 3), size_lengthscale=np.exp(rng.uniform(np.log(0.05), np.log(5)))) if size else {}
+    return HammingHyper(rng.uniform(lo, hi, p), outputscale=rng.uniform(0.3, 3), mean=rng.normal(), noise=noise, **extra)
 
 
 def dense_posterior(hyper, X, y):
@@ -28,10 +30,10 @@ def dense_posterior(hyper, X, y):
 
 
 @settings(max_examples=25, deadline=None)
-@given(p=st.integers(1, 9), seed=st.integers(0, 2**32 - 1))
-def test_product_game_sums_match_brute_force(p, seed):
+@given(p=st.integers(1, 9), seed=st.integers(0, 2**32 - 1), size=st.booleans())
+def test_product_game_sums_match_brute_force(p, seed, size):
     rng = np.random.default_rng(seed)
-    hyper = random_hyper(rng, p, lo=0.02, hi=100.0)
+    hyper = random_hyper(rng, p, lo=0.02, hi=100.0, size=size)
     Zall = all_coalitions(p)
     A, K = shapley_matrix(p), hyper.kernel(Zall, Zall)
     Z = rng.random((5, p)) < 0.5
@@ -40,10 +42,10 @@ def test_product_game_sums_match_brute_force(p, seed):
     np.testing.assert_allclose(shapley_kernel_matrix(hyper), AKA_ref, rtol=0, atol=1e-12 * np.abs(AKA_ref).max())
 
 
-@pytest.mark.parametrize("p", [2, 4, 7, 10])
-def test_eig_matches_log_determinant(p):
+@pytest.mark.parametrize("p,size", [(2, False), (4, False), (7, False), (10, False), (4, True), (9, True)])
+def test_eig_matches_log_determinant(p, size):
     rng = np.random.default_rng(p)
-    hyper = random_hyper(rng, p, noise=1e-3)
+    hyper = random_hyper(rng, p, noise=1e-3, size=size)
     Zall = all_coalitions(p)
     X = Zall[rng.choice(2**p, min(p + 1, 2**p - 1), replace=False)]
     y = rng.normal(size=len(X))
@@ -82,7 +84,7 @@ def test_consistency_all_coalitions_observed(p):
 def test_gp_posterior_matches_dense():
     rng = np.random.default_rng(3)
     p = 6
-    hyper = random_hyper(rng, p, noise=1e-4)
+    hyper = random_hyper(rng, p, noise=1e-4, size=True)
     Zall = all_coalitions(p)
     X, y = Zall[rng.choice(64, 20, replace=False)], rng.normal(size=20)
     mean, var = gp_posterior(hyper, X, y, Zall)
@@ -94,10 +96,10 @@ def test_gp_posterior_matches_dense():
     np.testing.assert_allclose(hamming_kernel(Zall, X, hyper.lengthscale, hyper.outputscale), direct, rtol=1e-13)
 
 
-@pytest.mark.parametrize("criterion,p", [("eig", 7), ("eig", 12), ("variance", 8)])
-def test_batch_greedy_equals_sequential(criterion, p):
+@pytest.mark.parametrize("criterion,p,size", [("eig", 7, False), ("eig", 12, False), ("variance", 8, False), ("eig", 9, True)])
+def test_batch_greedy_equals_sequential(criterion, p, size):
     rng = np.random.default_rng(p)
-    hyper = random_hyper(rng, p)
+    hyper = random_hyper(rng, p, size=size)
     # a design and candidates not closed under complements: the kernel is invariant under complementing every
     # player, so paired designs give exact EIG ties between S and N \ S, broken by rounding
     masks = rng.choice(np.arange(1, 2**p - 1), min(150, 2**p - 2 - p) + p, replace=False)

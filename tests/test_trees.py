@@ -8,7 +8,7 @@ from sklearn.ensemble import (RandomForestRegressor, RandomForestClassifier, Ext
                               GradientBoostingRegressor, GradientBoostingClassifier,
                               HistGradientBoostingRegressor, HistGradientBoostingClassifier)
 from shapnb.games import exact_shapley, MarginalGame
-from shapnb.trees import TreeExplainer, TreeEnsemble, TreePathGame, tree_ensemble, leaf_shapley
+from shapnb.trees import TreeExplainer, TreeEnsemble, TreePathGame, tree_ensemble, leaf_shapley, leaf_tables
 
 rng = np.random.default_rng(1)
 X = rng.normal(size=(300, 5))
@@ -148,8 +148,12 @@ rows = st.lists(st.sampled_from([-1.0, -0.5, 0.0, 0.25, 0.5, 1.0, np.nan, np.inf
 @given(random_trees(), rows, rows)
 def test_random_trees_are_exact(ensemble, x, z):
     x, z = np.array(x), np.array(z)
-    phi = TreeExplainer(ensemble).shap_values(x)
+    with_tables, edge_wise = TreeExplainer(ensemble), TreeExplainer(ensemble)
+    edge_wise._tables = leaf_tables(ensemble, max_bytes=0)              # every tree through the edge-wise pass
+    assert with_tables._leaf_tables()[0].all() and not edge_wise._tables[0].any()
+    phi = with_tables.shap_values(x)
     np.testing.assert_allclose(phi, exact_shapley(TreePathGame(ensemble, x), 4), rtol=0, atol=1e-11)
+    np.testing.assert_allclose(edge_wise.shap_values(x), phi, rtol=0, atol=1e-11)
     np.testing.assert_allclose(leaf_shapley(ensemble, x), phi, rtol=0, atol=1e-11)
     background = np.stack([z, x[::-1]])
     phi = TreeExplainer(ensemble, background, feature_perturbation="interventional").shap_values(x)
