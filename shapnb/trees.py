@@ -505,9 +505,10 @@ def _explain_rows_tables(X, n_chunks, roots, left, right, feature, threshold, de
                     top += 1
     return phi
 
-def leaf_tables(ensemble, max_bytes: int = TABLE_BYTES):
+def leaf_tables(ensemble, max_bytes: int | None = None):
     "Which trees get leaf tables (within the size limits), each leaf's offset into the table, and the filled table."
-    # max_bytes: limit on all tables together (0: none, every tree uses the edge-wise pass)
+    # max_bytes: limit on all tables together (None: the module's TABLE_BYTES; 0: none, all trees edge-wise)
+    if max_bytes is None: max_bytes = TABLE_BYTES
     e = ensemble
     roots, left, right, feature = e.roots, e.left, e.right, e.feature
     distinct = _path_distinct(roots, left, right, feature, int(e.max_depth.max()) + 2)
