@@ -819,17 +819,18 @@ class TreeExplainer:
         numba.set_num_threads(self.n_jobs)
         try:
             phi = np.zeros((len(rows), e.n_features, e.n_outputs))
+            nodes = e.arrays()                                       # once: the cover shares cost a pass
+            subset = lambda trees: [e.roots[trees], *nodes[1:10], e.tree_output[trees], *nodes[11:]]
             if not use.all():                                        # the edge-wise pass for the other trees
                 edge = ~use
-                arrays = list(e.arrays()); arrays[0], arrays[10] = e.roots[edge], e.tree_output[edge]
                 rule_t, rule_w = _rules(e.nodes_per_tree[edge])
                 background = self.data if interventional else np.zeros((1, e.n_features))
                 chunks = min(len(rows), 8 * self.n_jobs) if interventional else min(-(-len(rows) // ROW_BLOCK), 4 * self.n_jobs)
                 phi += _explain_rows(rows, background, interventional, chunks, rule_t, rule_w, 1 / (1 - rule_t),
-                                     e.nodes_per_tree[edge], int(e.max_depth[edge].max()), e.n_outputs, *arrays)
+                                     e.nodes_per_tree[edge], int(e.max_depth[edge].max()), e.n_outputs, *subset(edge))
             if use.any():
                 _, start, table = self._tables
-                arrays = list(e.arrays()); arrays[0], arrays[10] = e.roots[use], e.tree_output[use]
+                arrays = subset(use)
                 del arrays[8]                                        # the tables already hold the cover shares
                 chunks = min(-(-len(rows) // TABLE_BLOCK), 4 * self.n_jobs)
                 phi += _explain_rows_tables(rows, chunks, *arrays, int(e.max_depth[use].max()) + 2, e.n_outputs,
