@@ -10,8 +10,8 @@ import numpy as np
 from .games import check_coalitions, evaluate_game
 
 # %% auto #0
-__all__ = ['GameEvaluationError', 'PartitionError', 'ExecutorError', 'check_executor', 'worker_count', 'split_rows', 'ship',
-           'evaluate_coalitions', 'explain_rows', 'is_dask_collection', 'explain_collection']
+__all__ = ['RESUBMISSIONS', 'GameEvaluationError', 'PartitionError', 'ExecutorError', 'check_executor', 'worker_count',
+           'split_rows', 'ship', 'evaluate_coalitions', 'explain_rows', 'is_dask_collection', 'explain_collection']
 
 # %% ../nbs/14_scale_out.ipynb #b7012b36
 class GameEvaluationError(RuntimeError):
@@ -92,15 +92,23 @@ def _evaluate_chunk(game, Z: np.ndarray, start: int) -> np.ndarray:
         raise GameEvaluationError(f"the game failed on coalitions {start}..{start + len(Z) - 1} of the batch evaluated "
                                   f"together in {_where()} (each succeeds alone): {type(exc).__name__}: {exc}") from None
 
-def _gather(futures: list, describe) -> list:
-    "Results of `futures` in order; a failure cancels the rest and names the piece of work that failed."
+RESUBMISSIONS = 2   # times a task whose shipped copy was lost with a worker is shipped and submitted again
+
+def _gather(futures: list, describe, resubmit=None) -> list:
+    "Results of `futures` in order; a cancelled task is resubmitted, any other failure cancels the rest and names the work."
+    # resubmit: resubmit(i) -> a new future for piece i (None: no second attempt)
     try:
         out = []
-        for i, future in enumerate(futures):
-            try: out.append(future.result())
-            except (GameEvaluationError, PartitionError): raise
-            except Exception as exc:
-                raise ExecutorError(f"{describe(i)} failed in the executor: {type(exc).__name__}: {exc}") from exc
+        for i in range(len(futures)):
+            for attempt in range(RESUBMISSIONS + 1):
+                try: out.append(futures[i].result()); break
+                except (GameEvaluationError, PartitionError): raise
+                except cf.CancelledError as exc:
+                    if resubmit is None or attempt == RESUBMISSIONS:
+                        raise ExecutorError(f"{describe(i)} was cancelled in the executor {attempt + 1} times") from exc
+                    futures[i] = resubmit(i)
+                except Exception as exc:
+                    raise ExecutorError(f"{describe(i)} failed in the executor: {type(exc).__name__}: {exc}") from exc
         return out
     finally:
         for future in futures: future.cancel()
@@ -108,6 +116,16 @@ def _gather(futures: list, describe) -> list:
 def _submit(executor, fn, *args):
     try: return executor.submit(fn, *args)
     except RuntimeError as exc: raise ExecutorError(f"the executor refused work: {exc}") from exc
+
+def _run_pieces(executor, obj, fn, pieces: list, describe) -> list:
+    "fn(obj, *piece) for every piece through `executor`, in order; `obj` is shipped once, and again after it was lost."
+    shipped, used = [ship(executor, obj)], [0] * len(pieces)      # the copies shipped so far; which one each task got
+    def resubmit(i):
+        if used[i] == len(shipped) - 1: shipped.append(ship(executor, obj))   # the latest copy was lost: ship it again
+        used[i] = len(shipped) - 1
+        return _submit(executor, fn, shipped[-1], *pieces[i])
+    futures = [_submit(executor, fn, shipped[0], *piece) for piece in pieces]
+    return _gather(futures, describe, resubmit)
 
 def evaluate_coalitions(game, Z, executor=None, chunk_size: int | None = None) -> np.ndarray:
     "Values of the coalitions `Z` in order: one call of `game` in-process, or chunks evaluated through `executor`."
@@ -118,9 +136,8 @@ def evaluate_coalitions(game, Z, executor=None, chunk_size: int | None = None) -
     if not callable(game): raise ValueError("game must be callable on a coalition matrix")
     parts = split_rows(len(Z), executor, chunk_size)
     if not parts: return np.zeros(0)
-    handle = ship(executor, game)
-    futures = [_submit(executor, _evaluate_chunk, handle, Z[s], s.start) for s in parts]
-    return np.concatenate(_gather(futures, lambda i: f"evaluating coalitions {parts[i].start}..{parts[i].stop - 1}"))
+    return np.concatenate(_run_pieces(executor, game, _evaluate_chunk, [(Z[s], s.start) for s in parts],
+                                      lambda i: f"evaluating coalitions {parts[i].start}..{parts[i].stop - 1}"))
 
 # %% ../nbs/14_scale_out.ipynb #c753ec90
 def _explain_partition(explainer, part, index: int) -> np.ndarray:
@@ -161,9 +178,8 @@ def explain_rows(explainer, X, executor, chunk_size: int | None = None) -> np.nd
         _check_forked_numba(executor)
         parts = split_rows(len(rows), executor, chunk_size)
         take = (lambda s: rows.iloc[s]) if hasattr(rows, "iloc") else (lambda s: rows[s])
-        handle = ship(executor, explainer)
-        futures = [_submit(executor, _explain_partition, handle, take(s), i) for i, s in enumerate(parts)]
-        phi = np.concatenate(_gather(futures, lambda i: f"explaining rows {parts[i].start}..{parts[i].stop - 1}"))
+        phi = np.concatenate(_run_pieces(executor, explainer, _explain_partition, [(take(s), i) for i, s in enumerate(parts)],
+                                         lambda i: f"explaining rows {parts[i].start}..{parts[i].stop - 1}"))
     return phi[0] if single else phi
 
 # %% ../nbs/14_scale_out.ipynb #cdc4e60c
