@@ -164,6 +164,28 @@ def test_shapleig_full_budget_is_exact():
     np.testing.assert_allclose(est.values, exact_shapley(game, p), atol=1e-4)
 
 
+@settings(max_examples=10, deadline=None)
+@given(p=st.integers(2, 12), budget=st.integers(2, 12))
+def test_default_initial_design_is_empty_full_and_a_pair(p, budget):
+    budget = min(budget, 2**p)
+    game = lambda Z: np.asarray(Z, float) @ np.arange(1.0, p + 1)
+    est = shapleig(game, p, budget, seed=0, refit=1.0, progress=False)
+    n0 = int((est.round_of == 0).sum())
+    assert est.n_evals == budget and n0 == min(4, budget)            # the default design shrinks to a smaller budget
+    assert est.coalitions[0].sum() == 0 and est.coalitions[1].sum() == p
+    if n0 == 4: assert (est.coalitions[2] ^ est.coalitions[3]).all()  # S and its complement
+
+
+def test_pooled_lengthscales_narrow_their_spread():
+    rng = np.random.default_rng(4)
+    Z = all_coalitions(8)
+    y = 3.0 * Z[:, 0] * Z[:, 1] + Z @ rng.normal(scale=0.3, size=8)
+    obs = rng.choice(2**8, 40, replace=False)
+    pooled, free = (fit_hamming_gp(Z[obs], y[obs], size=False, shrinkage=s) for s in (0.5, None))
+    assert np.log(pooled.lengthscale).std() < np.log(free.lengthscale).std()
+    with pytest.raises(ValueError, match="shrinkage"): fit_hamming_gp(Z[obs], y[obs], shrinkage=-1.0)
+
+
 def test_shapleig_bad_input():
     game = additive_plus_game(6, 0)
     with pytest.raises(ValueError, match="smaller than the initial design"): shapleig(game, 6, 4, n_initial=5)
