@@ -38,7 +38,7 @@ if __name__ == "__main__":
     done = {(r["game"], r["seed"], r["budget"]) for r in map(json.loads, out.read_text().splitlines())} if out.exists() else set()
     tasks = []
     for g, f in GAMES.items():
-        p = int(f.split("_p")[1].split("_")[0])
+        p = int(np.log2(len(np.load(GD / f"{f}.npz")["values"])))
         for s in seeds:
             for b in (p + 2, 2 * p, 3 * p, 4 * p):
                 if (g, s, b) not in done: tasks.append(delayed(task)(g, f, s, b))

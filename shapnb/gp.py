@@ -166,8 +166,8 @@ def _standardisation(y: np.ndarray):
     scale = float(y.std())
     return float(y.mean()), (scale if scale > 1e-12 * max(1.0, abs(float(y.mean()))) else 1.0)
 
-def _build_model(X, y, hyper: HammingHyper | None, noise: float, learn_noise: bool, ard: bool = True, size: bool = False,
-                 shrinkage: float | None = LENGTHSCALE_SHRINKAGE):
+def _build_model(X, y, hyper: HammingHyper | None, noise: float, learn_noise: bool, ard: bool, size: bool,
+                 shrinkage: float | None):
     "gpytorch model on standardised data, initialised from `hyper` (in game units) when given."
     shift, scale = _standardisation(y)
     Xt = torch.as_tensor(X, dtype=torch.float64)
