@@ -14,6 +14,7 @@ py_versions = ["3.11", "3.12", "3.13"]
 
 requirements = cfg.get("requirements", "").split()
 dev_requirements = cfg.get("dev_requirements", "").split()
+shapleig_requirements = cfg.get("shapleig_requirements", "").split()
 min_python = cfg["min_python"]
 license_expression = licenses[cfg["license"]]
 scripts = [s.strip() for s in cfg.get("console_scripts", "").split("\n") if s.strip()]
@@ -40,7 +41,8 @@ setuptools.setup(
     include_package_data=True,
     install_requires=requirements,
     extras_require={"dev": dev_requirements,
-                    "bench": ["shapiq==1.4.1", "fasttreeshap-fixed"],  # the anchors of the benchmark notebooks
+                    "shapleig": shapleig_requirements,   # torch and gpytorch: only the Bayesian layer (ShaplEIG) needs them
+                    "bench": ["shap==0.51.*", "shapiq==1.4.1", "fasttreeshap-fixed", "catboost>=1.2", "woodelf-explainer", "xgboost-cpu>=2", "lightgbm>=4"],  # the anchors of the benchmark notebooks
                     "dask": ["dask[array,dataframe,distributed]>=2024.1"]},
     python_requires=">=" + min_python,
     zip_safe=False,

@@ -1,16 +1,20 @@
-"""shapiq 1.8's ShaplEIG (its defaults: initial design p+1, refit every iteration) on the seven games of notebook 10b,
-at the same budgets and seeds; writes one JSON line per run with the estimates and posterior SDs, which notebook 10b
+"""shapiq 1.8's ShaplEIG (its defaults: initial design p+1, refit every iteration) on the seven games of notebook 34,
+at the same budgets and seeds; writes one JSON line per run with the estimates and posterior SDs, which notebook 34
 scores against the exact values.
 
 shapiq >= 1.5 needs Python >= 3.12 and its ShaplEIG needs torch, so this runs in a separate environment, never
 the project's:  python3.12 -m venv /tmp/v312 && /tmp/v312/bin/pip install "shapiq[shapleig]==1.8.*" joblib
-                /tmp/v312/bin/python bench/shapiq_shapleig.py [n_seeds] [output]   (from the repository root)"""
-import os, sys, json, time, warnings
+                /tmp/v312/bin/python bench/shapiq_shapleig.py [n_seeds] [output]   (from the repository root)
+The games are found as by the tests and notebook 34: `games_dir()` of tests/benchmark_games.py ($SHAPNB_GAMES_DIR, else
+../shared/games/precomputed); shapnb is not needed."""
+import sys, json, time, warnings
 from pathlib import Path
 import numpy as np
 from joblib import Parallel, delayed
-GD = Path(os.environ.get("SHAPNB_GAMES_DIR", Path(__file__).resolve().parents[2] / "shared" / "games" / "precomputed"))
-GAMES = {   # the games of notebook 10b
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from benchmark_games import games_dir   # the one lookup of the benchmark games, shared with the tests and notebook 34
+GD = games_dir()
+GAMES = {   # the games of notebook 34
     "data valuation p10": "AdultCensus_DatasetValuation_Game_p10_model_name-random_forest_player_sizes-increasing_n_players-10_1",
     "ViT p9": "ImageClassifier_Game_p9_model_name-vit_9_patches_1",
     "ViT p16": "ImageClassifier_Game_p16_model_name-vit_16_patches_1",

@@ -2,18 +2,19 @@
 import os
 from pathlib import Path
 import pytest
+from benchmark_games import games_dir   # the one lookup of the benchmark games
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: takes more than a few seconds (whole notebooks, Dask clusters); "
+                                       "`pytest -m 'not slow'` is the fast tier")
 
 
 def pytest_addoption(parser):
     parser.addoption("--slow", action="store_true", default=False,
                      help="also run notebook cells flagged `#| slow` (benchmarks and simulation studies)")
-
-
-def games_dir() -> Path:
-    "Folder of the precomputed benchmark games: $SHAPNB_GAMES_DIR, else ../shared/games/precomputed."
-    return Path(os.environ.get("SHAPNB_GAMES_DIR", ROOT.parent / "shared" / "games" / "precomputed"))
 
 
 @pytest.fixture(scope="session")

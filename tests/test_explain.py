@@ -1,11 +1,12 @@
-"""Tests of `shapnb.explain.explain`: every route returns an `Explanation` that agrees with its underlying method."""
+"""Tests of `shapnb.front.explain`: every route returns an `Explanation` that agrees with its underlying method."""
+import re, subprocess, sys
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from shapnb.explain import explain
-from shapnb.explanation import Explanation
-from shapnb.games import TableGame, exact_shapley
+from shapnb.front import explain
+from shapnb.core.explanation import Explanation
+from shapnb.core.games import TableGame, exact_shapley
 
 
 @settings(max_examples=25, deadline=None)
@@ -25,9 +26,18 @@ def test_exact_route_matches_exact_shapley(p, seed):
 def test_kernelshap_route_is_efficient(p, seed):
     "KernelSHAP through explain is efficient, reports se and stays within its budget."
     values = np.random.default_rng(seed).normal(size=2**p)
-    e = explain(TableGame(values), p=p, method="kernelshap", budget=2 * p + 4, seed=seed)
-    assert e.se is not None and e.n_evals <= 2 * p + 4
+    e = explain(TableGame(values), p=p, method="kernelshap", budget=2 * p + 6, seed=seed)
+    assert e.se is not None and e.n_evals <= 2 * p + 6
     np.testing.assert_allclose(e.values.sum() + e.base_values, values[-1], atol=1e-8)
+
+
+def test_kernelshap_route_says_why_it_gives_no_interval():
+    "At a budget that leaves the regression no residual degrees of freedom, explain passes on the estimator's reason."
+    p = 6
+    values = np.random.default_rng(0).normal(size=2**p)
+    e = explain(TableGame(values), p=p, method="kernelshap", budget=2 * p, seed=0)
+    assert e.se is None and e.se_note
+    with pytest.raises(ValueError, match="no interval: " + re.escape(e.se_note[:20])): e.interval()
 
 
 def test_linear_model_marginal_values():
@@ -49,3 +59,65 @@ def test_linear_model_marginal_values():
 ])
 def test_bad_input(kwargs, message):
     with pytest.raises(ValueError, match=message): explain(lambda Z: Z.sum(1).astype(float), **kwargs)
+
+
+def test_budget_must_be_an_integer():
+    "A budget of the wrong type is a TypeError, one below 1 a ValueError, both before any evaluation."
+    game = lambda Z: Z.sum(1).astype(float)
+    with pytest.raises(TypeError, match="budget must be an integer"): explain(game, p=3, method="kernelshap", budget=10.0)
+    with pytest.raises(ValueError, match="budget must be at least 1"): explain(game, p=3, method="shapleig", budget=0)
+
+
+@pytest.mark.parametrize("method", ["kernelshap", "shapleig"])
+def test_estimator_routes_keep_the_estimators_numbers(method):
+    "The game route returns the estimator's own values, spread, evaluation count and v(∅), read off its Explanation."
+    if method == "shapleig": pytest.importorskip("torch")
+    values = np.random.default_rng(3).normal(size=2**5)
+    game = TableGame(values)
+    if method == "kernelshap":
+        from shapnb.sampling.kernelshap import kernel_shap as estimator
+    else:
+        from shapnb.bayes.shapleig import shapleig as estimator
+    est = estimator(game, 5, 14, seed=1, progress=False)
+    e = explain(game, p=5, method=method, budget=14, seed=1, progress=False)
+    assert e.method == method and e.n_evals == est.n_evals <= 14
+    np.testing.assert_array_equal(e.values, est.values)
+    spread = "se" if method == "kernelshap" else "sd"
+    np.testing.assert_array_equal(getattr(e, spread), getattr(est, spread))
+    assert e.base_values == est.base_values == values[0]
+
+
+def test_front_door_imports_no_torch():
+    "Importing the front door (and using its torch-free routes) does not load torch: ShaplEIG is imported on demand."
+    code = ("import sys, numpy as np, shapnb.front as f; "
+            "f.explain(lambda Z: Z.sum(1) * 1.0, p=3); f.explain(lambda Z: Z.sum(1) * 1.0, p=3, method='kernelshap', budget=8); "
+            "print('torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False", out
+
+
+def test_model_routes_name_features_and_outputs():
+    "Feature names come from the frame (in the model's order) or the model; outputs from the model's classes_."
+    import pandas as pd
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.svm import SVR
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(80, 3)), columns=["u", "v", "w"])
+    svr = SVR().fit(X, X.u * X.v)
+    assert explain(svr, X.to_numpy()[:2]).feature_names == ["u", "v", "w"]          # an array: the model's names
+    assert explain(svr, X[["w", "u", "v"]].iloc[:2]).feature_names == ["u", "v", "w"]
+    labels = np.where(X.u > 0.5, "b", np.where(X.u < -0.5, "c", "a"))
+    forest = RandomForestClassifier(n_estimators=5, max_depth=3, random_state=0).fit(X, labels)
+    e = explain(forest, X.iloc[:3])
+    assert e.output_names == ["a", "b", "c"] and e.shape == (3, 3, 3)
+    np.testing.assert_allclose(e[..., "c"].values.sum(1) + e[..., "c"].base_values, forest.predict_proba(X.iloc[:3])[:, 2], atol=1e-8)
+
+
+def test_series_row_is_one_row():
+    import pandas as pd
+    rng = np.random.default_rng(1)
+    coef, X, B = rng.normal(size=3), pd.DataFrame(rng.normal(size=(4, 3)), columns=list("abc")), rng.normal(size=(20, 3))
+    data = pd.DataFrame(B, columns=list("abc"))
+    e = explain(lambda A: A.to_numpy() @ coef, X.iloc[1][["c", "a", "b"]], data=data, method="exact", progress=False)
+    assert e.n_rows is None and e.feature_names == ["a", "b", "c"]
+    np.testing.assert_allclose(e.values, coef * (X.iloc[1].to_numpy() - B.mean(0)), atol=1e-12)

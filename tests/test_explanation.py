@@ -1,9 +1,9 @@
-"""Property tests of `shapnb.explanation.Explanation`: indexing, stacking, the tidy frame and the shap hand-over."""
+"""Property tests of `shapnb.core.explanation.Explanation`: indexing, stacking, the tidy frame and the shap hand-over."""
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from shapnb.explanation import Explanation, stack
+from shapnb.core.explanation import Explanation, stack
 
 
 @st.composite
@@ -62,3 +62,86 @@ def test_to_shap_keeps_the_numbers(e):
     sx = e.to_shap()
     assert np.array_equal(sx.values, e.values) and np.allclose(sx.base_values, e.base_values)
     if e.se is not None: assert np.allclose((sx.upper_bounds - sx.lower_bounds) / 2, 1.959963984540054 * e.se)
+
+
+@st.composite
+def keyed(draw):
+    "A random Explanation and a valid shap-style key for it, with the positions it selects on each axis."
+    e = draw(explanations())
+    axes = (["rows"] if e.n_rows is not None else []) + ["features"] + (["outputs"] if e.n_outputs is not None else [])
+    sizes = {"rows": e.n_rows, "features": e.n_features, "outputs": e.n_outputs}
+    labels = {"rows": None, "features": e.feature_names, "outputs": e.output_names}
+    n_keys = draw(st.integers(0, len(axes)))
+    keys, picks = [], []
+    for axis in axes[:n_keys]:
+        size = sizes[axis]
+        kind = draw(st.sampled_from(["int", "neg", "slice", "list", "mask", "name", "names"] if labels[axis] else
+                                    ["int", "neg", "slice", "list", "mask"]))
+        if kind in ("int", "neg"):
+            j = draw(st.integers(0, size - 1)); keys.append(j if kind == "int" else j - size); picks.append((j, True))
+        elif kind == "slice":
+            lo = draw(st.integers(0, size - 1)); hi = draw(st.integers(lo + 1, size))
+            keys.append(slice(lo, hi)); picks.append((list(range(lo, hi)), False))
+        elif kind == "list":
+            js = draw(st.lists(st.integers(0, size - 1), min_size=1, max_size=4)); keys.append(js); picks.append((js, False))
+        elif kind == "mask":
+            mask = draw(st.lists(st.booleans(), min_size=size, max_size=size).filter(any))
+            keys.append(np.array(mask)); picks.append(([j for j in range(size) if mask[j]], False))
+        elif kind == "name":
+            j = draw(st.integers(0, size - 1)); keys.append(labels[axis][j]); picks.append((j, True))
+        else:
+            js = draw(st.lists(st.integers(0, size - 1), min_size=1, max_size=3))
+            keys.append([labels[axis][j] for j in js]); picks.append((js, False))
+    picks += [(list(range(sizes[axis])), False) for axis in axes[n_keys:]]
+    if n_keys < len(axes) and draw(st.booleans()): keys.append(Ellipsis)       # a trailing ... changes nothing
+    return e, tuple(keys) if len(keys) != 1 or draw(st.booleans()) else keys[0], axes, picks
+
+
+def _select(a, picks, offset=0):
+    "Apply per-axis picks to an array axis by axis (outer indexing), dropping the axes picked by a single position."
+    axis = offset
+    for pick, single in picks:
+        a = np.take(a, pick, axis=axis)
+        if not single: axis += 1
+    return a
+
+
+@settings(max_examples=150, deadline=None)
+@given(keyed())
+def test_indexing_selects_like_outer_numpy_indexing(case):
+    e, key, axes, picks = case
+    got = e[key]
+    np.testing.assert_array_equal(got.values, _select(e.values, picks))
+    if e.se is not None: np.testing.assert_array_equal(got.se, _select(e.se, picks))
+    base_picks = [p for axis, p in zip(axes, picks) if axis != "features"]
+    np.testing.assert_array_equal(got.base_values, _select(e.base_values, base_picks))
+    if e.data is not None:
+        data_picks = [p for axis, p in zip(axes, picks) if axis != "outputs"]
+        np.testing.assert_array_equal(got.data, _select(e.data, data_picks))
+    features = dict(zip(axes, picks))["features"]
+    names = [e.feature_names[j] for j in np.atleast_1d(features[0])]
+    assert got.feature_names == names
+
+
+@settings(max_examples=80, deadline=None)
+@given(explanations(), st.data())
+def test_bad_keys_are_index_errors(e, data):
+    axes = 1 + (e.n_rows is not None) + (e.n_outputs is not None)
+    size = e.n_rows if e.n_rows is not None else e.n_features
+    bad = data.draw(st.sampled_from([
+        (0,) * (axes + 1), size, -size - 1, 1.5, True, None, slice(size, None), [size], "no such name",
+        [True] * (size + 1), (Ellipsis, Ellipsis), [0, "x0"], np.zeros((1, 1), int)]))
+    with pytest.raises(IndexError): e[bad]
+
+
+@settings(max_examples=60, deadline=None)
+@given(explanations())
+def test_abs_and_mean_over_rows(e):
+    assert np.array_equal(e.abs.values, np.abs(e.values))
+    if e.n_rows is None: return
+    m = e.mean(0)
+    assert m.n_rows is None and np.allclose(m.values, e.values.mean(0)) and np.allclose(m.base_values, e.base_values.mean(0))
+    if e.se is not None: np.testing.assert_allclose(m.se, np.sqrt((e.se ** 2).sum(0)) / e.n_rows)
+    if e.n_outputs is not None:
+        last = e.mean(-1)
+        assert last.n_outputs is None and np.allclose(last.values, e.values.mean(-1)) and last.se is None

@@ -4,10 +4,10 @@ import pytest
 from hypothesis import assume, given, settings, strategies as st
 import hypothesis.extra.numpy as hnp
 
-from shapnb.games import (TableGame, CachedGame, all_coalitions, exact_shapley, load_table_game, mask_to_coalition,
+from shapnb.core.games import (TableGame, CachedGame, all_coalitions, exact_shapley, load_table_game, mask_to_coalition,
                           shapley_from_values, shapley_matrix)
-from shapnb.beta import ProductGame, product_shapley_reference
-from shapnb.quadrature import exact_nodes, gauss_legendre_01, product_shapley
+from shapnb.core.beta import ProductGame, product_shapley_reference
+from shapnb.core.quadrature import exact_nodes, gauss_legendre_01, product_shapley
 
 factor = st.one_of(st.just(0.0), st.floats(-3, 3, allow_nan=False, allow_infinity=False))
 
@@ -103,7 +103,50 @@ def test_real_games_brute_force_agrees_with_matrix(game_files):
 
 def test_bad_inputs_are_rejected():
     with pytest.raises(ValueError, match="non-finite"): product_shapley([1.0, np.inf])
-    with pytest.raises(ValueError, match="positive integer"): product_shapley([1.0, 2.0], m=-1)
+    with pytest.raises(ValueError, match="nodes m must be at least 1"): product_shapley([1.0, 2.0], m=-1)
+    with pytest.raises(TypeError, match="nodes m must be an integer"): product_shapley([1.0, 2.0], m=2.5)
+    with pytest.raises(TypeError, match="batch_size must be an integer"): exact_shapley(lambda Z: Z.sum(1), 3, batch_size=8.0)
+    with pytest.raises(TypeError, match="must be an integer"): exact_shapley(lambda Z: Z.sum(1), True)
     with pytest.raises(ValueError, match="at least 1"): exact_shapley(lambda Z: Z.sum(1), 0)
     with pytest.raises(ValueError, match="must return shape"): exact_shapley(lambda Z: np.ones((len(Z), 2)), 3)
     with pytest.raises(ValueError, match=r"\[0, 2\*\*3\)"): mask_to_coalition([-1], 3)
+
+
+def test_evaluate_game_refuses_complex_and_non_numeric_answers():
+    from shapnb.core.validation import evaluate_game
+    Z = np.array([[True, False], [True, True]])
+    with pytest.raises(ValueError, match="complex values"): evaluate_game(lambda Z: Z.sum(1) + 0j, Z)
+    with pytest.raises(ValueError, match="must return numbers"): evaluate_game(lambda Z: np.array([None, "x"]), Z)
+    with pytest.raises(ValueError, match="complex values"): exact_shapley(lambda Z: Z.sum(1) * 1j, 3)
+
+
+def test_a_models_prediction_method_as_a_game_warns():
+    import warnings
+    from shapnb.core.validation import evaluate_game, ModelAsGameWarning
+    class Model:
+        def fit(self, X, y): return self
+        def predict(self, X): return np.asarray(X, float).sum(1)
+        def decision_function(self, X): return np.asarray(X, float).sum(1)
+    Z = np.eye(3, dtype=bool)
+    for method in (Model().predict, Model().decision_function):
+        with pytest.warns(ModelAsGameWarning, match=rf"MarginalGame\(model.{method.__name__}, x, background\)"):
+            evaluate_game(method, Z)
+    with pytest.raises(TypeError, match="not a callable game"): evaluate_game(Model(), Z)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        evaluate_game(lambda Z: Z.sum(1), Z); evaluate_game(TableGame(np.arange(8.0)), Z)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 6), st.integers(0, 2**31 - 1))
+def test_marginal_game_passes_nan_to_the_model(p, seed):
+    "A linear model that reads NaN as a known constant: the marginal values are its closed form on the filled data."
+    from shapnb.core.games import MarginalGame
+    rng = np.random.default_rng(seed)
+    beta, x, B = rng.normal(size=p), rng.normal(size=p), rng.normal(size=(7, p))
+    x[rng.random(p) < 0.3] = np.nan; B[rng.random((7, p)) < 0.3] = np.nan
+    fill = 0.25
+    predict = lambda A: np.where(np.isnan(A), fill, A) @ beta
+    phi = exact_shapley(MarginalGame(predict, x, B), p)
+    filled_x, filled_B = np.where(np.isnan(x), fill, x), np.where(np.isnan(B), fill, B)
+    np.testing.assert_allclose(phi, beta * (filled_x - filled_B.mean(0)), rtol=0, atol=1e-12)

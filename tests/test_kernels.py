@@ -1,4 +1,4 @@
-"Cross-checks of shapnb.kernels that notebooks do poorly: property tests, every scikit-learn model type, bad input."
+"Cross-checks of shapnb.exact.kernels that notebooks do poorly: property tests, every scikit-learn model type, bad input."
 import warnings
 import numpy as np
 import pytest
@@ -9,10 +9,12 @@ from sklearn.kernel_ridge import KernelRidge
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel, Matern, DotProduct
 from sklearn.tree import DecisionTreeRegressor
-from shapnb.games import exact_shapley
-from shapnb.quadrature import product_shapley
-from shapnb.kernels import (ProductKernelGame, ProductKernelExplainer, kernel_game_shapley, product_kernel_shapley,
-                            feature_kernel_factors, kernel_expansion)
+from shapnb.core.games import exact_shapley
+from shapnb.core.quadrature import product_shapley
+from shapnb.exact.kernels import (ProductKernelGame, ProductKernelExplainer, kernel_game_shapley, product_kernel_shapley,
+                            feature_kernel_factors)
+from shapnb.core.indices import exact_semivalues, exact_interactions
+from shapnb.exact.kernels import kernel_game_semivalues, kernel_game_interactions
 
 factor_values = st.one_of(st.just(0.0), st.just(1.0), st.floats(0.0, 3.0))
 
@@ -151,15 +153,159 @@ def test_bad_input_is_a_clear_error():
     with pytest.raises(ValueError, match="X must have 5 features"): explainer.shap_values(X[None])
     with pytest.raises(ValueError, match="non-finite"): explainer.shap_values(np.where(X > 2, np.inf, X))
     with pytest.raises(ValueError): explainer.shap_values(np.array([["a"] * 5]))
-    with pytest.raises(ValueError, match="positive integer"): ProductKernelExplainer(SVR().fit(X, y), m=0)
-    with pytest.raises(ValueError, match="block_size"): ProductKernelExplainer(SVR().fit(X, y), block_size=1.5)
+    with pytest.raises(ValueError, match="nodes m must be at least 1"): ProductKernelExplainer(SVR().fit(X, y), m=0)
+    with pytest.raises(TypeError, match="block_size must be an integer"): ProductKernelExplainer(SVR().fit(X, y), block_size=1.5)
+    with pytest.raises(ValueError, match="block_size must be at least 1"): product_kernel_shapley(X[0], X[:10], y[:10], "rbf", 1.0, block_size=0)
     Z, alpha = X[:10], y[:10]
     with pytest.raises(ValueError, match="alpha must have shape"): product_kernel_shapley(X[0], Z, alpha[:, None, None])
     with pytest.raises(ValueError, match="alpha contains non-finite"): product_kernel_shapley(X[0], Z, np.full(10, np.nan), "rbf", 1.0)
-    with pytest.raises(ValueError, match="support vectors contain non-finite"):
+    with pytest.raises(ValueError, match="support vector matrix contains non-finite"):
         product_kernel_shapley(X[0], np.where(Z > 1, np.nan, Z), alpha, "rbf", 1.0)
     with pytest.raises(ValueError, match="one value per feature"): product_kernel_shapley(X[0], Z, alpha, "laplacian", np.ones(3))
     with pytest.raises(ValueError, match="gamma must be positive"): product_kernel_shapley(X[0], Z, alpha, "rbf", np.inf)
     with pytest.raises(ValueError, match="non-finite"): product_kernel_shapley(X[0], Z, alpha, lambda x, Z: np.full(Z.shape, np.inf))
     with pytest.raises(ValueError, match="kernel factors must be a matrix"): kernel_game_shapley(np.ones(3), np.ones(3))
     with pytest.raises(ValueError, match="support vectors must be a matrix"): product_kernel_shapley(X[0], Z[0], alpha, "rbf", 1.0)
+
+@pytest.mark.parametrize("model,output", MODELS, ids=[f"{type(m).__name__}-{i}" for i, (m, _) in enumerate(MODELS)])
+def test_calling_the_explainer_gives_an_explanation(model, output):
+    "explainer(X) carries the same values as shap_values, the base value, the rows and named outputs."
+    from shapnb.core.explanation import Explanation
+    explainer = ProductKernelExplainer(model)
+    rows = X_MODELS[:3]
+    e = explainer(rows)
+    assert isinstance(e, Explanation) and e.method == "kernel" and e.n_rows == 3
+    np.testing.assert_array_equal(e.values, explainer.shap_values(rows))
+    np.testing.assert_array_equal(e.data, rows)
+    np.testing.assert_allclose(e.base_values, np.broadcast_to(explainer.expected_value, e.base_values.shape))
+    if explainer.n_outputs > 1:
+        assert e.n_outputs == explainer.n_outputs and len(e.output_names) == explainer.n_outputs
+        one = explainer(rows[0])
+        assert one.n_rows is None and one.shape == (rows.shape[1], explainer.n_outputs)
+    classes = getattr(model, "classes_", None)
+    if classes is not None and len(classes) > 2:
+        assert e.output_names == [f"{a} vs {b}" for i, a in enumerate(classes) for b in classes[i + 1:]]
+
+def test_models_fitted_on_frames_are_explained_by_name():
+    import pandas as pd
+    X, y, labels = _data()
+    frame = pd.DataFrame(X, columns=["a", "b", "c", "d", "e"])
+    rng = np.random.default_rng(4)
+    for model in (SVR().fit(frame, y), KernelRidge(kernel="laplacian").fit(frame, y),
+                  GaussianProcessRegressor(RBF(np.ones(5))).fit(frame, y), SVC(decision_function_shape="ovo").fit(frame, labels)):
+        explainer = ProductKernelExplainer(model)
+        reference = explainer.shap_values(frame.iloc[:3])
+        for _ in range(3):
+            order = list(rng.permutation(5))
+            np.testing.assert_allclose(explainer.shap_values(frame.iloc[:3, order]), reference, rtol=0, atol=1e-12)
+        with pytest.raises(ValueError, match=r"missing \['c'\]"): explainer.shap_values(frame.drop(columns="c"))
+
+
+# --- semivalues, interactions and the error-controlled node count (issue 16) -----------------------------------------
+
+
+SEMIVALUES = ["shapley", "banzhaf", ("weighted_banzhaf", 0.25), ("weighted_banzhaf", 1.0), ("weighted_banzhaf", 0.0),
+              ("beta_shapley", 16, 1), ("beta_shapley", 1, 4), ("beta_shapley", 0.5, 0.5)]
+INTERACTIONS = ["SII", "BII", "STII", "k-SII"]
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(kernel_games(allow_negative=True), st.sampled_from(SEMIVALUES), st.one_of(st.none(), st.integers(1, 4)))
+def test_every_semivalue_matches_enumeration(game, index, block_size):
+    K, alpha = game
+    ref = exact_semivalues(ProductKernelGame(K, alpha, intercept=1.5), K.shape[1], index)
+    np.testing.assert_allclose(kernel_game_semivalues(K, alpha, index, block_size=block_size), ref, rtol=0,
+                               atol=1e-12 * (_scale(K, alpha) + 1.5))           # the reference rounds v(S) + 1.5
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(kernel_games(allow_negative=True), st.sampled_from(INTERACTIONS), st.one_of(st.none(), st.integers(1, 4)))
+def test_every_interaction_index_matches_enumeration(game, index, block_size):
+    K, alpha = game
+    p = K.shape[1]
+    M = kernel_game_interactions(K, alpha, index, block_size=block_size)
+    np.testing.assert_allclose(M, exact_interactions(ProductKernelGame(K, alpha, intercept=-2.0), p, index), rtol=0,
+                               atol=1e-12 * (_scale(K, alpha) + 2.0))           # the reference rounds v(S) − 2
+    np.testing.assert_array_equal(M, M.T)
+    if index in ("STII", "k-SII"):                                            # efficiency: all terms sum to v(N) − v(∅)
+        total = np.trace(M) + M[np.triu_indices(p, 1)].sum()
+        assert abs(total - alpha @ (K.prod(1) - 1)) <= 1e-12 * _scale(K, alpha)
+
+def test_interactions_with_several_outputs_are_one_output_at_a_time():
+    rng = np.random.default_rng(3)
+    K, A = rng.uniform(0, 1.2, size=(9, 6)), rng.normal(size=(9, 3))
+    for index in INTERACTIONS:
+        M = kernel_game_interactions(K, A, index)
+        assert M.shape == (6, 6, 3)
+        for o in range(3): np.testing.assert_allclose(M[..., o], kernel_game_interactions(K, A[:, o], index), atol=1e-14)
+    S = kernel_game_semivalues(K, A, ("beta_shapley", 4, 1))
+    for o in range(3): np.testing.assert_allclose(S[:, o], kernel_game_semivalues(K, A[:, o], ("beta_shapley", 4, 1)), atol=1e-14)
+
+@pytest.mark.parametrize("sharpness", [1.0, 30.0, 300.0])
+def test_auto_agrees_with_the_exact_rule_within_its_bound(sharpness):
+    "Shapley values, a Beta-Shapley semivalue and k-SII pairs at p = 600: auto stops early and is within its bound."
+    rng = np.random.default_rng(int(sharpness))
+    p = 600
+    Z, x, alpha = rng.normal(size=(25, p)), rng.normal(size=p), rng.normal(size=(25, 2))
+    K = feature_kernel_factors(x, Z, "rbf", sharpness / p)
+    for f in (lambda **kw: kernel_game_shapley(K, alpha, **kw),
+              lambda **kw: kernel_game_semivalues(K, alpha, ("beta_shapley", 16, 1), **kw),
+              lambda **kw: kernel_game_interactions(K, alpha, "k-SII", **kw)):
+        auto, exact = f(return_bound=True), f(m="exact")
+        per_output = lambda x: np.abs(x).reshape(-1, 2).max(0)
+        largest = per_output(exact)
+        assert auto.bound.shape == (2,) and (auto.bound <= 1e-12 * largest * (1 + 1e-9)).all()
+        # the bound covers the quadrature error; two rules also differ by rounding (~1e-15 of the largest value here)
+        assert (per_output(auto.values - exact) <= auto.bound + 1e-14 * largest).all()
+        loose = f(return_bound=True, tol=1e-5)                              # stops earlier: a bound far above rounding
+        assert loose.nodes <= auto.nodes and (loose.bound <= 1e-5 * per_output(loose.values)).all()
+        assert (per_output(loose.values - exact) <= loose.bound + 1e-14 * largest).all()
+        if sharpness == 1.0: assert auto.nodes <= 32                        # the usual width: a handful of nodes
+    rows = product_kernel_shapley(np.stack([x, x + 0.1]), Z, alpha, "rbf", sharpness / p, return_bound=True)
+    assert rows.values.shape == (2, p, 2) and rows.bound.shape == (2, 2) and rows.nodes.shape == (2,)
+    np.testing.assert_allclose(rows.values, product_kernel_shapley(np.stack([x, x + 0.1]), Z, alpha, "rbf", sharpness / p, m="exact"),
+                               rtol=0, atol=1e-12 * np.abs(rows.values).max())
+
+def test_node_options():
+    rng = np.random.default_rng(4)
+    K, alpha = rng.uniform(0.5, 1, size=(5, 40)), rng.normal(size=5)
+    np.testing.assert_array_equal(kernel_game_shapley(K, alpha, m=None), kernel_game_shapley(K, alpha, m="exact"))
+    fixed = kernel_game_shapley(K, alpha, m=3, return_bound=True)
+    assert fixed.nodes == 3 and np.isnan(fixed.bound)
+    assert kernel_game_shapley(K, alpha, m=50, return_bound=True).bound == 0.0     # beyond the exact 20: exact
+    assert kernel_game_semivalues(K, alpha, "banzhaf", return_bound=True).nodes == 1
+    with pytest.raises(ValueError, match='m must be "auto"'): kernel_game_shapley(K, alpha, m="fewest")
+    with pytest.raises(TypeError, match="nodes m must be an integer"): kernel_game_interactions(K, alpha, m=2.5)
+    with pytest.raises(ValueError, match="tol must be a finite number >= 0"): kernel_game_semivalues(K, alpha, "banzhaf", tol=-1)
+    with pytest.raises(ValueError, match="a semivalue is"): kernel_game_semivalues(K, alpha, "k-SII")
+    with pytest.raises(ValueError, match="an interaction index is one of"): kernel_game_interactions(K, alpha, "shapley")
+
+@pytest.mark.parametrize("model,output", MODELS, ids=[f"{type(m).__name__}-{i}" for i, (m, _) in enumerate(MODELS)])
+def test_explainer_interactions_and_semivalues(model, output):
+    "Every model: interactions (n, p, p[, k]) with the diagonal as values, k-SII/STII efficiency, semivalues by enumeration."
+    X, _, _ = _data()
+    explainer = ProductKernelExplainer(model)
+    rows, k = X[:3] + 0.05, explainer.n_outputs
+    prediction = getattr(model, output)(rows).reshape(3, -1)
+    for index in INTERACTIONS:
+        e = explainer.interaction_values(rows, index=index)
+        shape = (3, 5, 5) + ((k,) if k > 1 else ())
+        assert e.interactions.shape == shape and e.values.shape == (3, 5) + shape[3:]
+        M = e.interactions.reshape(3, 5, 5, k)
+        np.testing.assert_array_equal(e.values.reshape(3, 5, k), np.moveaxis(np.diagonal(M, axis1=1, axis2=2), -1, 1))
+        for o in range(k):
+            K0 = feature_kernel_factors(rows[0], explainer.support, explainer.kernel, explainer.gamma)
+            np.testing.assert_allclose(M[0, :, :, o], exact_interactions(ProductKernelGame(K0, explainer.alpha[:, o]), 5, index),
+                                       rtol=0, atol=1e-12 * np.abs(explainer.alpha).sum())
+        if index in ("STII", "k-SII"):
+            totals = np.trace(M, axis1=1, axis2=2) + np.triu(np.moveaxis(M, -1, 1), 1).sum((2, 3))
+            np.testing.assert_allclose(totals + np.reshape(explainer.expected_value, (1, -1)), prediction, atol=1e-9)
+    e = explainer.semivalues(rows, ("weighted_banzhaf", 0.3))
+    assert e.values.shape == (3, 5) + ((k,) if k > 1 else ()) and e.quadrature_bound.shape == (3,) + ((k,) if k > 1 else ())
+    with pytest.raises(ValueError, match="only pairwise"): explainer.interaction_values(rows, order=3)
+
+
+@pytest.mark.parametrize("tiny", [-2.2250738585072014e-313, -1e-310, 1e-320])
+def test_zero_coefficient_beside_a_subnormal_one_is_not_nan(tiny):
+    "A support vector with coefficient 0 next to one with a subnormal coefficient contributes 0, not 0 · e^{huge} = NaN."
+    K = np.zeros((2, 1))   # v(S) = sum_n alpha_n prod_{j in S} K_nj: v(∅) = sum alpha, v({0}) = 0
+    phi = kernel_game_shapley(K, np.array([[0.0], [tiny]]))
+    assert np.isfinite(phi).all() and phi[0, 0] == -tiny

@@ -9,6 +9,7 @@ import pytest
 
 NBS = Path(__file__).resolve().parents[1] / "nbs"
 NOTEBOOKS = sorted(p for p in NBS.glob("*.ipynb") if not p.name.startswith(("_", ".")))
+pytestmark = pytest.mark.slow   # each notebook runs in a process of its own: the fast tier leaves them out
 RUNNER = """
 import sys
 from pathlib import Path

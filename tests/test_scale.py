@@ -13,13 +13,13 @@ import dask.dataframe as dd
 from hypothesis import given, settings, strategies as st
 from sklearn.ensemble import GradientBoostingClassifier, RandomForestRegressor
 from sklearn.svm import SVR
-from shapnb.games import MarginalGame
-from shapnb.kernels import ProductKernelExplainer
-from shapnb.kernelshap import kernel_shap, kernel_shap_with_replacement
-from shapnb.scale import (ExecutorError, GameEvaluationError, PartitionError, evaluate_coalitions, explain_collection,
+from shapnb.core.games import MarginalGame
+from shapnb.exact.kernels import ProductKernelExplainer
+from shapnb.sampling.kernelshap import kernel_shap, kernel_shap_with_replacement
+from shapnb.core.scale import (ExecutorError, GameEvaluationError, PartitionError, evaluate_coalitions, explain_collection,
                           split_rows)
-from shapnb.shapleig import shapleig
-from shapnb.trees import TreeExplainer
+from shapnb.bayes.shapleig import shapleig
+from shapnb.exact.trees import TreeExplainer
 
 cloudpickle.register_pickle_by_value(sys.modules[__name__])     # workers cannot import this test module
 
@@ -47,6 +47,7 @@ def slow_game(Z):
     return Z @ np.arange(1.0, Z.shape[1] + 1) + 3.0 * (Z[:, 0] & Z[:, 1])
 
 
+@pytest.mark.slow   # a real LocalCluster
 def test_explainers_match_in_process(client, data):
     X, y = data
     forest = RandomForestRegressor(20, max_depth=5, random_state=0).fit(X, y)
@@ -66,6 +67,7 @@ def test_explainers_match_in_process(client, data):
         np.testing.assert_array_equal(explainer.shap_values(dd.from_pandas(frame, npartitions=4)).compute(), reference)
 
 
+@pytest.mark.slow   # a real LocalCluster
 def test_estimators_match_in_process(client, data):
     X, y = data
     forest = RandomForestRegressor(20, max_depth=5, random_state=0).fit(X, y)
@@ -95,6 +97,7 @@ def _wait_for_two_workers(client, old_pids):
     assert set(client.run(os.getpid).values()) != old_pids      # the kill happened: a new worker process replaced one
 
 
+@pytest.mark.slow   # a real LocalCluster
 def test_killed_worker_loses_no_coalition(client):
     Z = np.random.default_rng(3).random((80, 7)) < 0.5
     reference = evaluate_coalitions(slow_game, Z)
@@ -112,6 +115,7 @@ def _slow_copy(block):
     return block.copy()
 
 
+@pytest.mark.slow   # a real LocalCluster
 def test_killed_worker_loses_no_row(client, data):
     X, y = data
     explainer = TreeExplainer(RandomForestRegressor(10, max_depth=4, random_state=0).fit(X, y), n_jobs=1)
@@ -127,6 +131,7 @@ def test_killed_worker_loses_no_row(client, data):
     _wait_for_two_workers(client, old)
 
 
+@pytest.mark.slow   # a real LocalCluster
 def test_errors_name_what_failed(client, data):
     X, y = data
     def fragile(Z):
@@ -145,6 +150,7 @@ def test_errors_name_what_failed(client, data):
     with pytest.raises(TypeError, match="Dask array or DataFrame"): explain_collection(explainer, da.zeros(6).to_delayed()[0])
 
 
+@pytest.mark.slow   # a real LocalCluster
 def test_closed_cluster_and_shut_down_pool_are_refused(data):
     X, y = data
     cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0")
@@ -170,17 +176,18 @@ def test_split_rows_covers_every_row_once(n, workers, chunk):
 
 def test_import_and_in_process_use_need_no_dask():
     code = ("import sys; sys.modules['dask'] = sys.modules['distributed'] = None\n"
-            "import numpy as np, shapnb.scale, shapnb.trees, shapnb.kernels, shapnb.kernelshap, shapnb.shapleig, shapnb.explain\n"
-            "from shapnb.kernelshap import kernel_shap\n"
+            "import numpy as np, shapnb.core.scale, shapnb.exact.trees, shapnb.exact.kernels, shapnb.sampling.kernelshap, shapnb.bayes.shapleig, shapnb.front\n"
+            "from shapnb.sampling.kernelshap import kernel_shap\n"
             "print(kernel_shap(lambda Z: np.asarray(Z, float).sum(1), 4, 12, seed=0).values)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert "[1. 1. 1. 1.]" in out.stdout
 
 
+@pytest.mark.slow   # a real LocalCluster
 def test_front_door_runs_through_the_executor(client, data):
-    from shapnb.explain import explain
-    from shapnb.games import exact_shapley
+    from shapnb.front import explain
+    from shapnb.core.games import exact_shapley
     X, y = data
     forest = RandomForestRegressor(10, max_depth=4, random_state=0).fit(X, y)
     local, remote = explain(forest, X[:50]), explain(forest, X[:50], executor=client)

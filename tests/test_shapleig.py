@@ -1,16 +1,19 @@
-"Property tests and cross-checks for the ShaplEIG stack: shapnb.gp, shapnb.eig, shapnb.shapleig."
-import os
+"""Property tests and cross-checks for the ShaplEIG stack (shapnb.bayes.gp, .eig, .shapleig, .baselines) and the
+model-free baselines it is compared with (shapnb.sampling.baselines)."""
+import subprocess, sys
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from shapnb.games import all_coalitions, shapley_matrix, coalition_to_mask, exact_shapley, load_table_game
-from shapnb.gp import HammingHyper, hamming_kernel, gp_posterior
-from shapnb.eig import ShapleyPosterior, shapley_kernel_vectors, shapley_kernel_matrix, select_batch
-from shapnb.gp import fit_hamming_gp
-from shapnb.shapleig import shapleig, leverage_coalitions, stopped_posterior, SELECTIONS
+from shapnb.core.games import all_coalitions, shapley_matrix, coalition_to_mask, exact_shapley, load_table_game
+from shapnb.core.explanation import Explanation
+from shapnb.bayes.gp import HammingHyper, hamming_kernel, gp_posterior, fit_hamming_gp
+from shapnb.bayes.eig import ShapleyPosterior, shapley_kernel_vectors, shapley_kernel_matrix, select_batch
+from shapnb.bayes.shapleig import shapleig, stopped_posterior, SELECTIONS
+from shapnb.bayes.baselines import gp_random, gp_uncertainty, gp_leverage
+from shapnb.sampling.baselines import (leverage_coalitions, permutation_sampling, kernel_shap_paired, leverage_shap,
+                                       regression_msr)
 
 
 def random_hyper(rng, p, noise=1e-6, lo=0.1, hi=5.0, size=False):
@@ -145,6 +148,20 @@ def test_shapleig_runs_spend_budget_exactly(selection):
     assert np.isfinite(est.sd).all()
 
 
+def test_shapleig_returns_an_explanation_with_its_history():
+    p = 6
+    game = lambda Z: additive_plus_game(p, 1)(Z) + 2.5
+    est = shapleig(game, p, 16, seed=0, refit=0.5)
+    assert isinstance(est, Explanation) and est.method == "shapleig"
+    assert est.values.shape == est.sd.shape == (p,) and est.n_evals == 16 and est.base_values == 2.5
+    assert est.cov.shape == (p, p) and est.round_of.shape == (16,) and est.hyper.n_players == p
+    np.testing.assert_allclose(est.sd, np.sqrt(np.clip(np.diag(est.cov), 0, None)))
+    np.testing.assert_allclose(est.game_values, game(est.coalitions))
+    assert len(est.select_seconds) == est.round_of.max() and len(est.fit_seconds) >= 1
+    lo, hi = est.interval(0.9)
+    np.testing.assert_allclose(hi - lo, 2 * 1.6448536 * est.sd, rtol=1e-6)
+
+
 def test_shapleig_batch_with_executor_and_seed_reproducible():
     p = 7
     beta = np.arange(1.0, p + 1)   # integer values: a batch and single rows evaluate to identical floats
@@ -189,20 +206,22 @@ def test_pooled_lengthscales_narrow_their_spread():
 def test_shapleig_bad_input():
     game = additive_plus_game(6, 0)
     with pytest.raises(ValueError, match="smaller than the initial design"): shapleig(game, 6, 4, n_initial=5)
+    with pytest.raises(TypeError, match="budget must be an integer"): shapleig(game, 6, 10.0)
+    with pytest.raises(TypeError, match="batch_size must be an integer"): shapleig(game, 6, 10, batch_size=True)
+    with pytest.raises(ValueError, match="batch_size must be at least 1"): shapleig(game, 6, 10, batch_size=0)
+    with pytest.raises(TypeError, match="n_candidates must be an integer"): shapleig(game, 6, 10, n_candidates=1e3)
+    with pytest.raises(TypeError, match="ard_from must be an integer"): shapleig(game, 6, 10, ard_from=2.5)
     with pytest.raises(ValueError, match="non-finite"): shapleig(lambda Z: np.full(len(Z), np.inf), 6, 10)
     with pytest.raises(ValueError, match="p <= 300"): shapleig(game, 301, 400)
     with pytest.raises(ValueError, match="exceeds"): shapleig(game, 6, 65)
     with pytest.raises(TypeError, match="executor must be"): shapleig(game, 6, 10, executor=map)
 
 
-GAMES_DIR = Path(os.environ.get("SHAPNB_GAMES_DIR", Path(__file__).resolve().parents[2] / "shared" / "games" / "precomputed"))
-
-
-@pytest.mark.skipif(not GAMES_DIR.is_dir(), reason="benchmark games not available")
-def test_real_game_data_valuation():
+def test_real_game_data_valuation(game_files):
     "On the data-valuation game where ShaplEIG does well, a budget of 3p gives a small relative error."
-    path = sorted(GAMES_DIR.glob("AdultCensus_DatasetValuation_Game_p10_model_name-random_forest_*_1.npz"))[0]
-    game = load_table_game(path)
+    found = [f for f in game_files if f.match("AdultCensus_DatasetValuation_Game_p10_model_name-random_forest_*_1.npz")]
+    if not found: pytest.skip("the data-valuation game p10 is not among the benchmark games")
+    game = load_table_game(found[0])
     exact = game.exact_shapley()
     est = shapleig(game, 10, 30, seed=0, refit=0.2)
     rel = np.mean((est.values - exact) ** 2) / np.mean(exact**2)
@@ -225,3 +244,105 @@ def test_callback_checkpoint_reproduces_shorter_run():
     shapleig(game, p, 30, seed=1, refit=0.3, callback=lambda X, y, h: seen.setdefault(len(X), stopped_posterior(X, y, h).values))
     for budget in (12, 24, 25):   # 4p = 24: per-player lengthscales from there on
         np.testing.assert_allclose(seen[budget], shapleig(game, p, budget, seed=1, refit=0.3).values, atol=1e-8)
+
+
+HIDE = """
+import sys
+class Hide:
+    "Import finder that refuses the packages {missing} and their submodules, as if they were not installed."
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in {missing}: raise ModuleNotFoundError(f"No module named {{name!r}}", name=name)
+sys.meta_path.insert(0, Hide())
+import {module}
+print(sorted(m for m in ("torch", "gpytorch") if m in sys.modules))
+"""
+
+
+def import_without(module, *missing):
+    "Import `module` in a fresh interpreter in which the packages `missing` cannot be imported."
+    code = HIDE.format(missing=set(missing) or "()", module=module)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("module,missing", [("shapnb.bayes.gp", "torch"), ("shapnb.bayes.gp", "gpytorch"),
+                                            ("shapnb.bayes.eig", "torch"), ("shapnb.bayes.baselines", "torch")])
+def test_missing_torch_names_the_install_command(module, missing):
+    run = import_without(module, missing)
+    assert run.returncode != 0
+    message = run.stderr.strip().splitlines()[-1]
+    assert message.startswith("ImportError: ShaplEIG (shapnb.bayes) needs torch and gpytorch"), run.stderr
+    assert f"but {missing} is not installed" in message
+    assert message.endswith('pip install torch==2.13.0 && pip install "shapnb[shapleig]"')
+    assert import_without(module).returncode == 0      # the same import with both packages present
+
+
+def test_sampling_baselines_need_no_torch():
+    run = import_without("shapnb.sampling.baselines", "torch", "gpytorch")
+    assert run.returncode == 0 and run.stdout.strip() == "[]", run.stderr
+
+
+@pytest.mark.parametrize("method", [permutation_sampling, kernel_shap_paired, leverage_shap, regression_msr])
+def test_sampling_baselines_return_explanations(method):
+    p = 6
+    game = lambda Z: additive_plus_game(p, 3)(Z) - 1.0
+    budget = 3 * p
+    est = method(game, p, budget, seed=0)
+    assert isinstance(est, Explanation) and est.values.shape == (p,) and est.base_values == -1.0
+    assert est.method and est.n_evals <= budget and est.se is None and est.sd is None
+    assert len(np.unique(coalition_to_mask(est.coalitions))) == len(est.coalitions) == est.n_evals
+    np.testing.assert_allclose(est.game_values, game(est.coalitions))
+    np.testing.assert_allclose(est.values.sum(), game(np.ones((1, p)))[0] - game(np.zeros((1, p)))[0], atol=1e-4)
+    with pytest.raises(TypeError, match="budget must be an integer"): method(game, p, float(budget))
+    with pytest.raises(ValueError, match="exceeds"): method(game, p, 2**p + 1)
+
+
+@pytest.mark.parametrize("method,selection", [(gp_random, "random"), (gp_uncertainty, "uncertainty"), (gp_leverage, "leverage")])
+def test_gp_baselines_are_shapleig_with_another_selection(method, selection):
+    p = 6
+    game = additive_plus_game(p, 4)
+    est = method(game, p, 14, seed=2, refit=0.5)
+    same = shapleig(game, p, 14, seed=2, refit=0.5, selection=selection)
+    assert isinstance(est, Explanation) and est.method == method.__name__ and est.selection == selection
+    np.testing.assert_array_equal(est.coalitions, same.coalitions)
+    np.testing.assert_allclose(est.values, same.values, atol=1e-10)
+    np.testing.assert_allclose(est.sd, same.sd, atol=1e-10)
+    assert est.base_values == same.base_values == game(np.zeros((1, p)))[0]
+
+
+def table_game(p, seed, c=1.0):
+    "A random game on p players given by a table of its 2^p values, multiplied by c."
+    table = np.random.default_rng(seed).normal(size=2**p)
+    return lambda Z: c * table[coalition_to_mask(np.asarray(Z, bool))]
+
+
+@settings(max_examples=15, deadline=None)
+@given(p=st.integers(3, 6), seed=st.integers(0, 2**16), exponent=st.integers(-300, 300), base=st.sampled_from([2.0, 10.0]))
+def test_shapleig_scale_equivariant(p, seed, exponent, base):
+    "φ(c·v) = c·φ(v) and sd(c·v) = c·sd(v) for c = 10^e and 2^e: the run works in power-of-two-standardised units."
+    c = base ** exponent
+    kw = dict(seed=seed, refit=0.5, progress=False)
+    ref = shapleig(table_game(p, seed), p, 2 * p, **kw)
+    run = shapleig(table_game(p, seed, c), p, 2 * p, **kw)
+    assert np.isfinite(run.values).all() and np.isfinite(run.sd).all()
+    np.testing.assert_array_equal(run.coalitions, ref.coalitions)
+    if base == 2.0:                                   # exact in floating point: bit-identical
+        np.testing.assert_array_equal(run.values, c * ref.values)
+        np.testing.assert_array_equal(run.sd, c * ref.sd)
+    for got, want in ((run.values, ref.values), (run.sd, ref.sd)):
+        err = np.abs(got - c * want)
+        assert np.all(err <= 1e-10 * np.abs(c * want) + 1e-10 * c * np.abs(ref.values).max()), (err, c)
+    np.testing.assert_array_equal(run.game_values, table_game(p, seed, c)(run.coalitions))   # the game's own values
+
+
+def test_shapleig_extreme_scales_keep_efficiency():
+    "The efficiency residual v(N) − v(∅) − Σφ scales with the game (it is not zero: the GP has a small noise term)."
+    p = 5
+    def residual(c):
+        est = shapleig(table_game(p, 3, c), p, 12, seed=0, refit=0.5)
+        assert np.isfinite(est.values).all() and np.isfinite(est.sd).all()
+        return table_game(p, 3, c)(np.ones((1, p), bool))[0] - est.base_values - est.values.sum()
+    ref = residual(1.0)
+    total = table_game(p, 3)(np.ones((1, p), bool))[0] - table_game(p, 3)(np.zeros((1, p), bool))[0]
+    assert abs(ref) < 1e-3 * abs(total)
+    for c in (1e-300, 1e-12, 1e300):
+        assert abs(residual(c) - c * ref) <= 1e-10 * c * abs(total), c

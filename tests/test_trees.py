@@ -1,4 +1,5 @@
-"Cross-checks of shapnb.trees: agreement with shap on every model type, brute force on random trees (hypothesis)."
+"""Cross-checks of shapnb.exact.trees: agreement with shap on every model type, brute force on random trees (hypothesis),
+and the package's re-exports."""
 import numpy as np
 import pytest
 import shap, xgboost, lightgbm
@@ -7,8 +8,13 @@ from sklearn.tree import DecisionTreeRegressor, DecisionTreeClassifier
 from sklearn.ensemble import (RandomForestRegressor, RandomForestClassifier, ExtraTreesRegressor, ExtraTreesClassifier,
                               GradientBoostingRegressor, GradientBoostingClassifier,
                               HistGradientBoostingRegressor, HistGradientBoostingClassifier)
-from shapnb.games import exact_shapley, MarginalGame
-from shapnb.trees import TreeExplainer, TreeEnsemble, TreePathGame, tree_ensemble, leaf_shapley, leaf_tables
+from shapnb.core.games import exact_shapley, MarginalGame
+import shapnb.exact.trees
+from shapnb.exact.trees import tables
+from shapnb.exact.trees.ensemble import TreeEnsemble, TreePathGame, leaf_shapley, DECISION_LE, DECISION_CATEGORY
+from shapnb.exact.trees.tables import leaf_tables, interventional_tables, table_values
+from shapnb.exact.trees.pathwise import pathwise_values
+from shapnb.exact.trees.explainer import TreeExplainer
 
 rng = np.random.default_rng(1)
 X = rng.normal(size=(300, 5))
@@ -100,6 +106,43 @@ def test_interventional_regressors_for_msr(Model):
     np.testing.assert_allclose(explainer.expected_value + phi.sum(1), model.predict(X[50:80]), rtol=0, atol=1e-10)
     np.testing.assert_allclose(explainer.expected_value, model.predict(X[:50]).mean(), rtol=0, atol=1e-12)
 
+XN = np.where(np.random.default_rng(2).random(X.shape) < 0.1, np.nan, X)     # rows and background with missing values
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_interventional_tables_are_the_pass(name):
+    "Interventional leaf tables for every tree against the edge-wise pass for every tree, to rounding; the explainer's mix too."
+    model = MODELS[name]()
+    explainer = TreeExplainer(model, XN[100:140], feature_perturbation="interventional")
+    e = explainer.ensemble
+    every = interventional_tables(e, XN[100:140], every_tree=True)
+    assert every.use.all() and explainer._leaf_tables().use.all()   # 40 background rows: the tables pay on these trees
+    reference = pathwise_values(e, XN[:40], XN[100:140])
+    np.testing.assert_allclose(table_values(e, XN[:40], every), reference, rtol=0, atol=1e-12 * _scale(explainer))
+    explainer._tables = interventional_tables(e, XN[100:140], every_tree=True, max_bytes=int(every.table.nbytes // 2))
+    assert explainer._tables.use.any() and not explainer._tables.use.all() or len(e.roots) == 1
+    phi = explainer.shap_values(XN[:40])
+    np.testing.assert_allclose(phi[..., None] if phi.ndim == 2 else phi, reference, rtol=0, atol=1e-12 * _scale(explainer))
+
+def test_interventional_catboost_categorical():
+    "CatBoost with a categorical feature (one-hot splits) and NaN in a numerical one: tables against the brute-force game."
+    import catboost, pandas as pd
+    frame = pd.DataFrame(XN[:, :4], columns=list("abcd"))
+    frame["colour"] = pd.Series(np.array(["red", "green", "blue"])[np.arange(300) % 3])
+    target = y + (frame["colour"] == "red")
+    model = catboost.CatBoostRegressor(iterations=20, depth=4, verbose=0, random_seed=0, allow_writing_files=False, cat_features=["colour"],
+                                    one_hot_max_size=4).fit(frame, target)
+    explainer = TreeExplainer(model, frame.iloc[100:130], feature_perturbation="interventional")
+    assert explainer._leaf_tables().use.all()
+    phi = explainer.shap_values(frame.iloc[:4])
+    rows, background = explainer.ensemble.as_rows(frame.iloc[:4])[0], explainer.data
+    scale = np.abs(explainer.ensemble.predict(background, prepared=True)).max()
+    for i in range(4):
+        def marginal(Z):
+            mixed = np.where(np.asarray(Z, bool)[:, None, :], rows[i], background[None])
+            return explainer.ensemble.predict(mixed.reshape(-1, 5), prepared=True)[:, 0].reshape(len(Z), -1).mean(1)
+        np.testing.assert_allclose(phi[i], exact_shapley(marginal, 5), rtol=0, atol=1e-12 * scale)
+    np.testing.assert_allclose(explainer.expected_value + phi.sum(1), model.predict(frame.iloc[:4]), rtol=0, atol=1e-9)
+
 def test_threads_do_not_change_values():
     model = MODELS["rf_clf3"]()
     one, two = TreeExplainer(model, n_jobs=1).shap_values(X), TreeExplainer(model, n_jobs=2).shap_values(X)
@@ -108,7 +151,7 @@ def test_threads_do_not_change_values():
 def test_path_dependent_covers_from_data():
     "With data, covers are the counts of data rows (as shap); nodes no row reaches get an even split (shap: 1e-6)."
     model = MODELS["rf_reg"]()
-    explainer = TreeExplainer(model, X[:60])
+    explainer = TreeExplainer(model, X[:60], feature_perturbation="tree_path_dependent")
     np.testing.assert_allclose(explainer.expected_value, model.predict(X[:60]).mean(), rtol=0, atol=1e-12)
     np.testing.assert_allclose(explainer.expected_value,
                                shap.TreeExplainer(model, X[:60], feature_perturbation="tree_path_dependent").expected_value,
@@ -121,28 +164,31 @@ def test_path_dependent_covers_from_data():
 
 @st.composite
 def random_trees(draw):
-    "A random ensemble of 1-3 trees on 4 features, with zero covers and NaN default directions."
+    "A random ensemble of 1-3 trees on 4 features, with zero covers, NaN default directions and categorical splits."
     p, trees = 4, []
     for _ in range(draw(st.integers(1, 3))):
-        left, right, feature, threshold, cover, value, default = [], [], [], [], [], [], []
+        left, right, feature, threshold, cover, value, default, decision, categories = [], [], [], [], [], [], [], [], []
         def grow(depth, mass):
             node = len(left)
-            for lst in (left, right, feature, threshold, value, default): lst.append(None)
+            for lst in (left, right, feature, threshold, value, default, decision, categories): lst.append(None)
             cover.append(mass)
             if depth == 0 or draw(st.booleans()) and depth < 4:
                 left[node] = right[node] = feature[node] = -1; threshold[node] = 0.0; default[node] = True
-                value[node] = draw(st.floats(-5, 5)); return node
+                value[node] = draw(st.floats(-5, 5)); decision[node] = DECISION_LE; return node
             feature[node] = draw(st.integers(0, p - 1)); threshold[node] = draw(st.sampled_from([-0.5, 0.0, 0.5]))
-            default[node] = draw(st.booleans()); value[node] = 0.0
+            default[node] = draw(st.booleans()); value[node] = 0.0; decision[node] = DECISION_LE
+            if draw(st.integers(0, 3)) == 0:                  # a split on a set of categories (codes 0..2)
+                decision[node] = DECISION_CATEGORY; threshold[node] = draw(st.sampled_from([np.nextafter(-1.0, 0.0), 0.0]))
+                categories[node] = draw(st.lists(st.integers(0, 2), min_size=1, max_size=3, unique=True))
             share = draw(st.sampled_from([0.0, 0.3, 0.5, 1.0]))
             left[node] = grow(depth - 1, mass * share); right[node] = grow(depth - 1, mass * (1 - share))
             return node
         grow(draw(st.integers(0, 6)), draw(st.sampled_from([0.0, 1.0, 7.0])))
         trees.append(dict(left=left, right=right, feature=feature, threshold=threshold, cover=cover,
-                          value=value, default_left=default))
+                          value=value, default_left=default, decision=decision, categories=categories))
     return TreeEnsemble(trees, [draw(st.floats(-1, 1))], p, np.float64)
 
-rows = st.lists(st.sampled_from([-1.0, -0.5, 0.0, 0.25, 0.5, 1.0, np.nan, np.inf, -np.inf]), min_size=4, max_size=4)
+rows = st.lists(st.sampled_from([-1.0, -0.5, 0.0, 0.25, 0.5, 1.0, 2.0, 2.5, np.nan, np.inf, -np.inf]), min_size=4, max_size=4)
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(random_trees(), rows, rows)
@@ -150,14 +196,44 @@ def test_random_trees_are_exact(ensemble, x, z):
     x, z = np.array(x), np.array(z)
     with_tables, edge_wise = TreeExplainer(ensemble), TreeExplainer(ensemble)
     edge_wise._tables = leaf_tables(ensemble, max_bytes=0)              # every tree through the edge-wise pass
-    assert with_tables._leaf_tables()[0].all() and not edge_wise._tables[0].any()
+    assert with_tables._leaf_tables().use.all() and not edge_wise._tables.use.any()
     phi = with_tables.shap_values(x)
     np.testing.assert_allclose(phi, exact_shapley(TreePathGame(ensemble, x), 4), rtol=0, atol=1e-11)
     np.testing.assert_allclose(edge_wise.shap_values(x), phi, rtol=0, atol=1e-11)
     np.testing.assert_allclose(leaf_shapley(ensemble, x), phi, rtol=0, atol=1e-11)
-    background = np.stack([z, x[::-1]])
+    background = np.stack([z, x[::-1], z[::-1], x])
     phi = TreeExplainer(ensemble, background, feature_perturbation="interventional").shap_values(x)
     def marginal(Z):                  # MarginalGame by hand: it (rightly) refuses non-finite rows
         mixed = np.where(np.asarray(Z, bool)[:, None, :], x, background[None])
         return ensemble.predict(mixed.reshape(-1, 4))[:, 0].reshape(len(Z), -1).mean(1)
-    np.testing.assert_allclose(phi, exact_shapley(marginal, 4), rtol=0, atol=1e-11)
+    truth = exact_shapley(marginal, 4)
+    np.testing.assert_allclose(phi, truth, rtol=0, atol=1e-12)
+    every = interventional_tables(ensemble, background, every_tree=True)          # tables for every tree, pass for none
+    assert every.use.all() and every.n_background == 4
+    np.testing.assert_allclose(table_values(ensemble, x, every)[0, :, 0], truth, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(pathwise_values(ensemble, x, background)[0, :, 0], truth, rtol=0, atol=1e-12)
+
+
+# --- the package: re-exports, and the tunables read where they are defined -------------------------------------------
+
+def test_package_reexports_the_public_names():
+    from shapnb.exact.trees import explainer, ensemble, pathwise
+    assert shapnb.exact.trees.TreeExplainer is explainer.TreeExplainer
+    assert shapnb.exact.trees.tree_ensemble is ensemble.tree_ensemble
+    assert shapnb.exact.trees.pathwise_values is pathwise.pathwise_values
+    assert all(hasattr(shapnb.exact.trees, name) for name in shapnb.exact.trees.__all__)
+
+def test_tunables_are_set_in_their_module():
+    "TABLE_BYTES is read by leaf_tables when it runs; the package refuses to hold a copy that would change nothing."
+    model = MODELS["rf_reg"]()
+    saved = tables.TABLE_BYTES
+    try:
+        tables.TABLE_BYTES = 0
+        explainer = TreeExplainer(model)
+        assert not explainer._leaf_tables().use.any()
+        np.testing.assert_allclose(explainer.shap_values(X[:20]), TreeExplainer(model).shap_values(X[:20]), rtol=0, atol=0)
+    finally: tables.TABLE_BYTES = saved
+    assert TreeExplainer(model)._leaf_tables().use.all()
+    for name, module in (("TABLE_BYTES", "tables"), ("TABLE_TREE_DOUBLES", "tables"), ("ROW_BLOCK", "pathwise")):
+        with pytest.raises(AttributeError, match=f"shapnb.exact.trees.{module}.{name}"): getattr(shapnb.exact.trees, name)
+        with pytest.raises(AttributeError, match=f"shapnb.exact.trees.{module}.{name}"): setattr(shapnb.exact.trees, name, 0)

@@ -1,0 +1,868 @@
+"""Real users' tables: DataFrames with permuted columns, missing values and categories, through the core, the product
+kernels and the front door, each case checked against an independent reference.
+
+The file is organised in sections, each self-contained (its own data, models and references):
+
+  1. Column order       permuted columns give the same value per named feature (ProductKernelExplainer, MarginalGame,
+                        every `explain` route on non-tree models), against the unpermuted call and brute force
+  2. Refusals           missing/extra names, sparse rows, date/time columns, complex values: the messages are pinned
+  3. Missing values     NaN passed to models that accept it (HistGradientBoosting, XGBoost, LightGBM)
+  4. Categories         a categorical LightGBM frame through `explain`'s model-agnostic routes against brute force
+                        over all 2^p coalitions of `model.predict` on hybrid frames built row by row
+  5. Misuse             a model's predict passed as a game, budgets below p + 1
+  6. Output names       `classes_` names the outputs
+
+  7. Trees             TreeExplainer on real models and frames (XGBoost, LightGBM, HistGradientBoosting, CatBoost,
+                        scikit-learn forests): interventional values against a brute force over all 2^p coalitions of the
+                        model's raw predict on hybrid rows; path-dependent values against the library's own contributions;
+                        early stopping, missing-value sentinels, CSR, categorical splits, refusals, shap's "auto" default.
+
+`python tests/test_real_data.py` prints the largest error of each tree case.
+"""
+import itertools
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse
+from hypothesis import given, settings, strategies as st, HealthCheck
+from sklearn.ensemble import HistGradientBoostingRegressor
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVR, SVC
+
+from shapnb.core.games import MarginalGame, exact_shapley
+from shapnb.core.tabular import model_feature_names, HybridRows
+from shapnb.core.validation import ModelAsGameWarning, evaluate_game
+from shapnb.exact.kernels import ProductKernelExplainer
+from shapnb.front import explain
+from shapnb.sampling.kernelshap import kernel_shap
+from shapnb.sampling.regression import UnderdeterminedWarning
+import scipy.sparse as sps
+import xgboost, lightgbm, catboost, shap
+from sklearn.ensemble import (RandomForestRegressor, GradientBoostingClassifier, HistGradientBoostingClassifier)
+from shapnb.core.explanation import Explanation
+from shapnb.exact.trees import TreeExplainer
+
+NAMES = ["age", "bmi", "bp", "s1", "s5"]
+SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# Independent references: Shapley values from a value table by the textbook sum over coalitions, and the marginal
+# game built one coalition at a time with pandas (no shapnb code involved).
+# ------------------------------------------------------------------------------------------------------------------
+def shapley_by_definition(value, p):
+    "phi_i = sum_{S not containing i} |S|! (p-|S|-1)! / p! [v(S + i) - v(S)], with v a function of a frozenset."
+    phi = np.zeros(p)
+    for i in range(p):
+        others = [j for j in range(p) if j != i]
+        for size in range(p):
+            weight = math.factorial(size) * math.factorial(p - size - 1) / math.factorial(p)
+            for S in itertools.combinations(others, size):
+                phi[i] += weight * (value(frozenset(S) | {i}) - value(frozenset(S)))
+    return phi
+
+
+def brute_force_marginal(predict, x: pd.Series, background: pd.DataFrame):
+    "Marginal Shapley values of one row: for every coalition, the background with x's values pasted into S's columns."
+    cache = {}
+    def value(S):
+        if S not in cache:
+            rows = background.copy()
+            for j in S:
+                column = background.columns[j]
+                rows[column] = pd.Series([x[column]] * len(background), index=background.index).astype(background[column].dtype)
+            cache[S] = float(np.mean(predict(rows)))
+        return cache[S]
+    return shapley_by_definition(value, background.shape[1]), cache
+
+
+def by_name(values, names):
+    return dict(zip(names, np.asarray(values).T))
+
+
+@pytest.fixture(scope="module")
+def regression_frame():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(120, 5)), columns=NAMES)
+    y = 3 * X.bmi + X.bp * X.age - X.s5 + 0.1 * rng.normal(size=120)
+    return X, y
+
+
+@pytest.fixture(scope="module")
+def fitted(regression_frame):
+    X, y = regression_frame
+    return {"svr": SVR(C=3.0, gamma=0.2).fit(X, y),
+            "pipeline": make_pipeline(StandardScaler(), SVR(C=3.0)).fit(X, y)}
+
+
+# ==================================================================================================================
+# 1. Column order
+# ==================================================================================================================
+@settings(max_examples=20, **SETTINGS)
+@given(st.permutations(range(5)))
+def test_product_kernel_explainer_matches_columns_by_name(fitted, regression_frame, order):
+    X, _ = regression_frame
+    explainer = ProductKernelExplainer(fitted["svr"])
+    rows = X.iloc[:4]
+    reference = explainer.shap_values(rows)
+    shuffled = rows.iloc[:, list(order)]
+    np.testing.assert_allclose(explainer.shap_values(shuffled), reference, rtol=0, atol=1e-12)
+    e = explainer(shuffled)
+    assert e.feature_names == NAMES
+    got, want = by_name(e.values, e.feature_names), by_name(reference, NAMES)
+    for name in NAMES: np.testing.assert_allclose(got[name], want[name], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(e.values.sum(1) + e.base_values, fitted["svr"].predict(rows), rtol=0, atol=1e-9)
+
+
+@settings(max_examples=12, **SETTINGS)
+@given(st.permutations(range(5)), st.permutations(range(5)))
+def test_marginal_game_matches_row_and_background_by_name(fitted, regression_frame, order_x, order_b):
+    X, _ = regression_frame
+    model, x, background = fitted["pipeline"], X.iloc[7], X.iloc[60:66]
+    truth, _ = brute_force_marginal(model.predict, x, background)
+    game = MarginalGame(model.predict, x.iloc[list(order_x)], background.iloc[:, list(order_b)])
+    np.testing.assert_allclose(exact_shapley(game, 5), truth, rtol=0, atol=1e-10)
+
+
+@settings(max_examples=8, **SETTINGS)
+@given(st.permutations(range(5)), st.permutations(range(5)))
+def test_every_explain_route_matches_columns_by_name(fitted, regression_frame, order_x, order_b):
+    "exact, kernelshap and auto on a Pipeline (model-agnostic) and an SVR (kernel): same value per named feature."
+    X, _ = regression_frame
+    rows, background = X.iloc[:2], X.iloc[60:68]
+    perm_rows, perm_background = rows.iloc[:, list(order_x)], background.iloc[:, list(order_b)]
+    for model, method, kw in ((fitted["pipeline"], "exact", {}), (fitted["pipeline"], "kernelshap", dict(budget=20, seed=3)),
+                              (fitted["pipeline"], "auto", dict(budget=20, seed=3)), (fitted["svr"], "auto", {}),
+                              (fitted["svr"], "exact", {})):
+        data = None if model is fitted["svr"] and method == "auto" else background
+        straight = explain(model, rows, data=data, method=method, progress=False, **kw)
+        crossed = explain(model, perm_rows, data=None if data is None else perm_background, method=method, progress=False, **kw)
+        assert crossed.feature_names == NAMES, (method, crossed.feature_names)
+        np.testing.assert_allclose(crossed.values, straight.values, rtol=0, atol=1e-10, err_msg=f"{type(model).__name__} {method}")
+
+
+def test_exact_route_against_brute_force_on_frames(fitted, regression_frame):
+    "The exact route on permuted frames equals the textbook Shapley sum over pandas-built coalitions, per named feature."
+    X, _ = regression_frame
+    model = fitted["pipeline"]
+    rows, background = X.iloc[:3], X.iloc[60:68]
+    e = explain(model, rows[["s5", "bp", "age", "s1", "bmi"]], data=background[["bmi", "s1", "s5", "age", "bp"]],
+                method="exact", progress=False)
+    for r in range(3):
+        truth, _ = brute_force_marginal(model.predict, rows.iloc[r], background)
+        np.testing.assert_allclose(e.values[r], truth, rtol=0, atol=1e-10)
+
+
+def test_frame_given_to_a_model_fitted_without_names_keeps_its_order(regression_frame):
+    X, y = regression_frame
+    svr = SVR().fit(X.to_numpy(), y)
+    assert model_feature_names(svr) is None
+    anonymous = X.iloc[:3].set_axis(list("vwxyz"), axis=1)
+    np.testing.assert_array_equal(ProductKernelExplainer(svr).shap_values(anonymous), ProductKernelExplainer(svr).shap_values(X.iloc[:3].to_numpy()))
+    assert explain(svr, anonymous).feature_names == list("vwxyz")
+
+
+# ==================================================================================================================
+# 2. Refusals
+# ==================================================================================================================
+def test_missing_and_extra_columns_are_named(fitted, regression_frame):
+    X, _ = regression_frame
+    wrong = X.iloc[:3].drop(columns="bp").assign(patient_id=1)
+    message = "X's columns do not match the model's features ['age', 'bmi', 'bp', 's1', 's5']: missing ['bp']; unexpected ['patient_id']"
+    with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        ProductKernelExplainer(fitted["svr"]).shap_values(wrong)
+    for method in ("auto", "kernel", "exact", "kernelshap"):
+        with pytest.raises(ValueError, match=r"missing \['bp'\]; unexpected \['patient_id'\]"):
+            explain(fitted["svr"], wrong, data=X.iloc[60:70], method=method, budget=20, progress=False)
+    with pytest.raises(ValueError, match=r"data's columns do not match the model's features .*unexpected \['patient_id'\]"):
+        explain(fitted["pipeline"], X.iloc[:2], data=X.iloc[60:70].assign(patient_id=1), method="exact", progress=False)
+    with pytest.raises(ValueError, match=r"the background's columns do not match .*missing \['s5'\]"):
+        MarginalGame(fitted["pipeline"].predict, X.iloc[0], X.iloc[60:70].drop(columns="s5"))
+
+
+def test_sparse_rows_are_refused(fitted, regression_frame):
+    X, _ = regression_frame
+    sparse = scipy.sparse.csr_matrix(X.iloc[:3].to_numpy())
+    message = r"X is a sparse matrix \(csr_matrix\), which is not supported: pass dense rows, e.g. X.toarray\(\)"
+    with pytest.raises(TypeError, match=message): ProductKernelExplainer(fitted["svr"]).shap_values(sparse)
+    with pytest.raises(TypeError, match=message): explain(fitted["svr"], sparse)
+    with pytest.raises(TypeError, match=message): explain(fitted["pipeline"], sparse, data=X.iloc[60:70], budget=20)
+    with pytest.raises(TypeError, match=r"data is a sparse matrix"):
+        explain(fitted["pipeline"], X.iloc[:2], data=scipy.sparse.csr_matrix(X.iloc[60:70].to_numpy()), budget=20)
+    with pytest.raises(TypeError, match=r"sparse columns \['bp'\]"):
+        explain(fitted["svr"], X.iloc[:2].assign(bp=pd.arrays.SparseArray(X.bp.iloc[:2].to_numpy())))
+
+
+def test_date_columns_are_refused_by_name(fitted, regression_frame):
+    X, _ = regression_frame
+    dated = X.iloc[:3].assign(bp=pd.to_datetime(["2024-01-01", "2024-02-01", "2024-03-01"]))
+    for call in (lambda: explain(fitted["svr"], dated), lambda: ProductKernelExplainer(fitted["svr"])(dated),
+                 lambda: explain(fitted["pipeline"], dated, data=X.iloc[60:70], method="exact"),
+                 lambda: MarginalGame(fitted["pipeline"].predict, dated.iloc[0], X.iloc[60:70])):
+        with pytest.raises(ValueError, match=r"date/time columns \['bp'\], which cannot be explained as they are"): call()
+
+
+def test_complex_values_are_refused(fitted, regression_frame):
+    X, _ = regression_frame
+    Z = np.array([[True, False, True]])
+    with pytest.raises(ValueError, match="the game returned complex values"): evaluate_game(lambda Z: Z.sum(1) + 0j, Z)
+    with pytest.raises(ValueError, match="the game returned complex values"): exact_shapley(lambda Z: Z.sum(1) * (1 + 1j), 3)
+    with pytest.raises(ValueError, match="the game returned complex values"): explain(lambda Z: Z.sum(1) + 1j, p=3)
+    with pytest.raises(ValueError, match="the game returned complex values"): kernel_shap(lambda Z: Z.sum(1) + 1j, 3, 8, seed=0)
+    with pytest.raises(ValueError, match=r"X has complex-valued columns \['bp'\]"):
+        explain(fitted["svr"], X.iloc[:2].assign(bp=[1 + 1j, 2 + 0j]))
+    with pytest.raises(ValueError, match="X holds complex values"): explain(fitted["svr"], X.iloc[:2].to_numpy() + 0j)
+    with pytest.raises(ValueError, match="predict returned complex values"):
+        MarginalGame(lambda A: A.sum(1) + 1j, np.zeros(3), np.ones((2, 3)))(Z)
+
+
+# ==================================================================================================================
+# 3. Missing values
+# ==================================================================================================================
+@pytest.fixture(scope="module")
+def frame_with_holes():
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame(rng.normal(size=(300, 4)), columns=["a", "b", "c", "d"])
+    y = 2 * X.a + X.b * X.c + np.sin(X.d)
+    X.loc[rng.random(300) < 0.2, "b"] = np.nan
+    X.loc[rng.random(300) < 0.1, "d"] = np.nan
+    return X, y
+
+
+def test_nan_passes_to_histogram_gradient_boosting(frame_with_holes):
+    "KernelSHAP with the whole budget equals exact enumeration of the same marginal game, NaN in rows and background."
+    X, y = frame_with_holes
+    model = HistGradientBoostingRegressor(max_iter=40, random_state=0).fit(X, y)
+    rows = X[X.b.isna() | X.d.isna()].iloc[:3]
+    background = X.iloc[200:215]
+    assert rows.isna().any(axis=None) and background.isna().any(axis=None)
+    seen_nan = []
+    predict = lambda A: (seen_nan.append(bool(A.isna().any(axis=None))), model.predict(A))[1]
+    exact = explain(predict, rows, data=background, method="exact", progress=False)
+    assert any(seen_nan)                                                # the model saw the missing values
+    sampled = explain(model, rows, data=background, method="kernelshap", budget=16, seed=0, progress=False)
+    np.testing.assert_allclose(sampled.values, exact.values, rtol=0, atol=1e-9)
+    for r in range(3):                                                  # and exact is the textbook sum
+        truth, _ = brute_force_marginal(model.predict, rows.iloc[r], background)
+        np.testing.assert_allclose(exact.values[r], truth, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(exact.efficiency_residual(model.predict(rows)), 0, atol=1e-10)
+
+
+def test_nan_passes_to_xgboost_and_lightgbm(frame_with_holes):
+    xgboost = pytest.importorskip("xgboost"); lightgbm = pytest.importorskip("lightgbm")
+    X, y = frame_with_holes
+    rows, background = X[X.b.isna()].iloc[:2], X.iloc[200:210]
+    for model in (xgboost.XGBRegressor(n_estimators=20, max_depth=3).fit(X, y),
+                  lightgbm.LGBMRegressor(n_estimators=20, verbose=-1).fit(X, y)):
+        e = explain(model, rows, data=background, method="exact", progress=False)
+        np.testing.assert_allclose(e.efficiency_residual(model.predict(rows)), 0, atol=1e-5)   # float32 models
+        truth, _ = brute_force_marginal(model.predict, rows.iloc[0], background)
+        np.testing.assert_allclose(e.values[0], truth, rtol=0, atol=1e-6)
+
+
+def test_a_model_that_cannot_take_nan_gives_a_clear_error(frame_with_holes):
+    X, _ = frame_with_holes
+    with pytest.raises(ValueError, match="predict returned non-finite values .* the model must handle missing values"):
+        exact_shapley(MarginalGame(lambda A: A.to_numpy().sum(1), X.iloc[[0]].fillna(0.0), X.iloc[:20]), 4)
+    with pytest.raises(ValueError, match="infinite values in columns \\['a'\\]"):
+        MarginalGame(lambda A: A.sum(1), X.iloc[[0]].assign(a=np.inf), X.iloc[:20])
+
+
+# ==================================================================================================================
+# 4. Categories
+# ==================================================================================================================
+@pytest.fixture(scope="module")
+def categorical_lightgbm():
+    lightgbm = pytest.importorskip("lightgbm")
+    rng = np.random.default_rng(2)
+    n = 400
+    X = pd.DataFrame({"colour": pd.Categorical(rng.choice(["red", "green", "blue"], n)), "size": rng.normal(size=n),
+                      "store": pd.Categorical(rng.choice(["north", "south"], n)), "weight": rng.normal(size=n),
+                      "grade": pd.Categorical(rng.choice(list("ABCD"), n)), "age": rng.normal(size=n)})
+    y = (2.0 * (X.colour == "red") + X["size"] * (X.store == "north") + (X.grade == "A") * X.age
+         + 0.1 * rng.normal(size=n))
+    model = lightgbm.LGBMRegressor(n_estimators=30, min_child_samples=5, verbose=-1).fit(X, y)
+    return model, X
+
+
+def test_categorical_frame_through_the_model_agnostic_routes(categorical_lightgbm):
+    "explain's exact and kernelshap routes on category columns = brute force over all 2^6 coalitions of model.predict."
+    model, X = categorical_lightgbm
+    rows, background = X.iloc[:3], X.iloc[100:106]
+    exact = explain(model, rows, data=background, method="exact", progress=False)
+    sampled = explain(model, rows, data=background, method="kernelshap", budget=64, seed=0, progress=False)
+    shuffled = explain(model, rows[["age", "grade", "weight", "store", "size", "colour"]],
+                       data=background[["store", "colour", "age", "size", "grade", "weight"]], method="exact", progress=False)
+    for r in range(3):
+        truth, cache = brute_force_marginal(model.predict, rows.iloc[r], background)
+        assert len(cache) == 64
+        np.testing.assert_allclose(exact.values[r], truth, rtol=0, atol=1e-10)
+        np.testing.assert_allclose(sampled.values[r], truth, rtol=0, atol=1e-8)
+        np.testing.assert_allclose(shuffled.values[r], truth, rtol=0, atol=1e-10)
+    assert shuffled.feature_names == list(X.columns)
+
+
+def test_hybrid_frames_keep_the_training_schema(categorical_lightgbm):
+    model, X = categorical_lightgbm
+    seen = []
+    def predict(A):
+        seen.append(A); return model.predict(A)
+    explain(predict, X.iloc[:1], data=X.iloc[100:104], method="kernelshap", budget=20, seed=0, progress=False)
+    assert seen and all(list(A.dtypes) == list(X.dtypes) for A in seen)
+    assert all(list(A.colour.cat.categories) == list(X.colour.cat.categories) for A in seen)
+    assert len(seen) <= 2                                              # whole batches, not one call per coalition
+
+
+def test_unknown_categories_and_mismatched_dtypes_are_refused(categorical_lightgbm):
+    model, X = categorical_lightgbm
+    rows = X.iloc[:2].astype({"colour": str}).assign(colour=["red", "purple"])
+    with pytest.raises(ValueError, match=r"X's column 'colour' has values \['purple'\] that are not categories"):
+        explain(model, rows, data=X.iloc[100:106], method="exact", progress=False)
+    same = X.iloc[:2].astype({"colour": str})                         # text in the rows, categories in the background
+    a = explain(model, same, data=X.iloc[100:106], method="exact", progress=False)
+    b = explain(model, X.iloc[:2], data=X.iloc[100:106], method="exact", progress=False)
+    np.testing.assert_array_equal(a.values, b.values)
+
+
+def test_hybrid_rows_against_row_by_row_construction(categorical_lightgbm):
+    _, X = categorical_lightgbm
+    x, background = X.iloc[[5]], X.iloc[10:14]
+    Z = np.random.default_rng(0).random((7, 6)) < 0.5
+    H = HybridRows(x, background)(Z)
+    for r, z in enumerate(Z):
+        for b in range(4):
+            expected = [x.iloc[0, j] if z[j] else background.iloc[b, j] for j in range(6)]
+            assert list(H.iloc[r * 4 + b]) == expected
+
+
+# ==================================================================================================================
+# 5. Misuse
+# ==================================================================================================================
+def test_a_models_predict_passed_as_a_game_warns(fitted):
+    for call in (lambda: exact_shapley(fitted["svr"].predict, 5), lambda: explain(fitted["svr"].predict, p=5),
+                 lambda: kernel_shap(fitted["pipeline"].predict, 5, 12, seed=0)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try: call()
+            except ValueError: pass                                    # some models refuse 0/1 input anyway
+        misuse = [w for w in caught if issubclass(w.category, ModelAsGameWarning)]
+        assert misuse and "MarginalGame(model.predict, x, background)" in str(misuse[0].message)
+        assert issubclass(ModelAsGameWarning, UserWarning)
+    with pytest.raises(TypeError, match=r"not a callable game: .*MarginalGame\(model.predict, x, background\)"):
+        exact_shapley(fitted["svr"], 5)
+
+
+def test_budget_below_p_plus_one_warns_once(fitted, regression_frame):
+    X, _ = regression_frame
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        explain(fitted["pipeline"], X.iloc[:3], data=X.iloc[60:70], budget=5, seed=0, progress=False)
+    unidentified = [w for w in caught if "fewer evaluations than players: values are not identified" in str(w.message)]
+    assert len(unidentified) == 1 and issubclass(unidentified[0].category, UnderdeterminedWarning)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        explain(lambda Z: Z.sum(1) * 1.0, p=8, method="kernelshap", budget=6, seed=0)
+    assert sum("fewer evaluations than players" in str(w.message) for w in caught) == 1
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*fewer evaluations than players")
+        explain(fitted["pipeline"], X.iloc[:1], data=X.iloc[60:70], budget=6, seed=0, progress=False)   # p + 1: enough
+
+
+# ==================================================================================================================
+# 6. Output names
+# ==================================================================================================================
+def test_output_names_come_from_classes(regression_frame):
+    X, y = regression_frame
+    labels = np.array(["low", "mid", "high"])[np.digitize(y, np.quantile(y, [1 / 3, 2 / 3]))]
+    svc = SVC(decision_function_shape="ovo").fit(X, labels)
+    e = explain(svc, X.iloc[:2])
+    assert e.output_names == ["high vs low", "high vs mid", "low vs mid"]
+    np.testing.assert_allclose(e[..., "high vs mid"].values.sum(1) + e[..., "high vs mid"].base_values,
+                               svc.decision_function(X.iloc[:2])[:, 1], rtol=0, atol=1e-9)
+
+
+# ==================================================================================================================
+# 7. Trees
+# ==================================================================================================================
+# Real users' models and DataFrames through `TreeExplainer`, against independent references (tree part of issue 14).
+#
+# Every value is checked against something shapnb did not compute:
+# * interventional values against a brute force over all 2^p coalitions of the model's own raw `predict` on hybrid rows
+#   (x on the coalition, a background row elsewhere), built in the user's representation (frames with their categorical
+#   columns, CSR rows, arrays with sentinels) and averaged over a small background;
+# * path-dependent values against the library's own contributions (XGBoost `pred_contribs`, LightGBM `pred_contrib`,
+#   CatBoost `get_feature_importance(type="ShapValues")`) where it has them;
+# * efficiency, in both modes, against the model's raw output;
+# * the "auto" default against shap's `TreeExplainer(model, data)`.
+#
+# Run `python tests/real_data_trees.py` to print the largest error of each case.
+
+# --- data: a frame with NaN, a pandas categorical column with missing values, an integer column ---------------------
+
+rng = np.random.default_rng(7)
+N = 600
+CITIES = ["oslo", "rome", "lima", "pune", "kyiv"]
+FRAME = pd.DataFrame({"age": rng.normal(40, 10, N), "income": rng.lognormal(3, 0.5, N), "score": rng.normal(size=N),
+                      "city": pd.Categorical(rng.choice(CITIES, N)), "kids": rng.integers(0, 4, N)})
+FRAME.loc[rng.random(N) < 0.1, "age"] = np.nan
+FRAME.loc[rng.random(N) < 0.05, "city"] = np.nan
+TARGET = (0.05 * FRAME["age"].fillna(30) + FRAME["income"] / 20 + FRAME["score"] * FRAME["city"].isin(["oslo", "lima"])
+          + 0.5 * FRAME["kids"] - 1.5 * FRAME["city"].eq("pune") + 0.1 * rng.normal(size=N)).to_numpy()
+CLASS3 = np.digitize(TARGET, np.quantile(TARGET, [0.33, 0.66]))
+NUMERIC = ["age", "income", "score", "kids"]
+
+
+def with_unseen(frame, column="city", value="nuuk", row=1):
+    "A copy of `frame` whose categorical `column` has a category unseen at fit in one row (and NaN in the next)."
+    out = frame.copy()
+    out[column] = out[column].cat.add_categories([value])
+    out.loc[out.index[row], column] = value
+    out.loc[out.index[row + 1], column] = np.nan
+    return out
+
+
+def as_text(frame):
+    "CatBoost's view of the frame: the city as a string (missing -> 'none'), the rest as it is."
+    return frame.assign(city=["none" if pd.isna(v) else str(v) for v in frame["city"]])
+
+
+# --- independent references ------------------------------------------------------------------------------------------
+
+def shapley_from_values(v: np.ndarray, p: int) -> np.ndarray:
+    "Shapley values from the values v[mask] (..., k) of all 2^p coalitions (bit j of mask: feature j known)."
+    phi = np.zeros((p,) + v.shape[1:])
+    for j in range(p):
+        for mask in range(2 ** p):
+            if mask >> j & 1: continue
+            s = bin(mask).count("1")
+            phi[j] += math.factorial(s) * math.factorial(p - s - 1) / math.factorial(p) * (v[mask | 1 << j] - v[mask])
+    return phi
+
+
+def hybrid_rows(x, background, Z):
+    "Rows (x on Z's features, background row b elsewhere), row r * n_b + b, in the representation of x."
+    n_b = background.shape[0]
+    take = np.where(Z[:, None, :], 0, 1 + np.arange(n_b)[None, :, None]).reshape(-1, Z.shape[1])   # 0: x, 1 + b: background
+    if isinstance(x, pd.DataFrame):
+        x, background = x.copy(), background.copy()
+        for c in x.columns:                                                  # one dtype per column: the union of categories
+            if isinstance(x[c].dtype, pd.CategoricalDtype):
+                union = x[c].cat.categories.union(background[c].cat.categories)
+                x[c], background[c] = x[c].cat.set_categories(union), background[c].cat.set_categories(union)
+        pool = pd.concat([x, background], ignore_index=True)
+        return pd.DataFrame({c: pool[c].take(take[:, j]).reset_index(drop=True) for j, c in enumerate(pool.columns)})
+    if sps.issparse(x):                                                       # CSR: absent entries stay absent
+        pool = sps.vstack([x, background]).tocsr()
+        rows, cols, vals = [], [], []
+        for r, source in enumerate(take):
+            for j, s in enumerate(source):
+                row = pool[s]
+                hit = np.flatnonzero(row.indices == j)
+                if len(hit): rows.append(r); cols.append(j); vals.append(row.data[hit[0]])
+        return sps.csr_matrix((vals, (rows, cols)), shape=take.shape)
+    pool = np.vstack([x, background])
+    return pool[take, np.arange(Z.shape[1])[None, :]]
+
+
+def brute_force(raw, x, background):
+    "Interventional Shapley values (p, k) of one row: raw outputs of all 2^p hybrid rows averaged over the background."
+    p = x.shape[1]
+    Z = ((np.arange(2 ** p)[:, None] >> np.arange(p)[None, :]) & 1).astype(bool)
+    out = np.asarray(raw(hybrid_rows(x, background, Z)), np.float64)
+    out = out.reshape(2 ** p, background.shape[0], -1).mean(1)
+    return shapley_from_values(out, p)
+
+
+def row(X, i):
+    "Row i of X, kept two-dimensional (a one-row frame or matrix)."
+    return X.iloc[[i]] if isinstance(X, pd.DataFrame) else X[i:i + 1]
+
+
+def as_npk(values, n, p):
+    "Values (n, p) or (n, p, k) as (n, p, k)."
+    return np.asarray(values).reshape(n, p, -1)
+
+
+# --- the models, each with its raw output, its own contributions, rows and a background ---------------------------
+
+def xgb_contribs(model, rows, missing=np.nan):
+    "XGBoost's own path-dependent contributions (n, p+1) or (n, k, p+1), on the trees its predict uses."
+    booster = model.get_booster()
+    end = model.best_iteration + 1 if _early(model) else 0
+    matrix = xgboost.DMatrix(rows, missing=missing, enable_categorical=True)
+    return booster.predict(matrix, pred_contribs=True, iteration_range=(0, end))
+
+
+def _early(model) -> bool:
+    try: model.best_iteration; return True
+    except AttributeError: return False
+
+
+def contributions_npk(out, n, p):
+    "A library's contributions (n, p+1), (n, k, p+1) or LightGBM's (n, k*(p+1)) as values (n, p, k) and bases (k,)."
+    out = np.asarray(out)
+    if out.ndim == 2 and out.shape[1] != p + 1: out = out.reshape(n, -1, p + 1)
+    if out.ndim == 2: out = out[:, None, :]
+    return np.transpose(out[:, :, :p], (0, 2, 1)), out[0, :, p]
+
+
+def build(name):
+    "A case: model, raw(model, rows), contribs(model, rows) or None, rows to explain, background, tolerance scale."
+    f, y = FRAME, TARGET
+    if name == "xgb_numeric_nan":
+        m = xgboost.XGBRegressor(n_estimators=40, max_depth=4).fit(f[NUMERIC], y)
+        return m, lambda m, r: m.predict(r, output_margin=True), xgb_contribs, f[NUMERIC][:3], f[NUMERIC][100:106], 1e-5
+    if name == "xgb_categorical":                                             # partition splits on a pandas category
+        m = xgboost.XGBRegressor(n_estimators=40, max_depth=4, enable_categorical=True, tree_method="hist",
+                                 max_cat_to_onehot=1).fit(f, y)
+        return m, lambda m, r: m.predict(r, output_margin=True), xgb_contribs, f[:4], f[100:106], 1e-5
+    if name == "xgb_categorical_onehot_3class":
+        m = xgboost.XGBClassifier(n_estimators=15, max_depth=3, enable_categorical=True, tree_method="hist",
+                                  max_cat_to_onehot=8).fit(f, CLASS3)
+        return m, lambda m, r: m.predict(r, output_margin=True), xgb_contribs, f[:3], f[100:105], 1e-5
+    if name == "lgbm_categorical":
+        m = lightgbm.LGBMRegressor(n_estimators=40, num_leaves=12, min_data_per_group=5, cat_smooth=1, verbose=-1).fit(f, y)
+        return (m, lambda m, r: m.predict(r, raw_score=True), lambda m, r: m.predict(r, pred_contrib=True),
+                with_unseen(f[:4]), f[100:106], 1e-9)
+    if name == "hgb_categorical":                                             # bitset splits through the ordinal encoder
+        m = HistGradientBoostingRegressor(max_iter=40, random_state=0).fit(f, y)
+        assert m.is_categorical_.tolist() == [False, False, False, True, False]
+        return m, lambda m, r: m.predict(r), None, with_unseen(f[:4]), f[100:106], 1e-9
+    if name == "hgb_categorical_array_3class":                                # categorical_features on an integer column
+        Xa = f[NUMERIC].to_numpy()
+        m = HistGradientBoostingClassifier(max_iter=15, categorical_features=[3], random_state=0).fit(Xa, CLASS3)
+        rows = Xa[:4].copy(); rows[1, 3] = 7; rows[2, 3] = np.nan                    # unseen and missing categories
+        return m, lambda m, r: m.decision_function(r), None, rows, Xa[100:106], 1e-9
+    if name == "catboost_numeric":
+        m = catboost.CatBoostRegressor(iterations=40, depth=4, verbose=0, allow_writing_files=False, random_seed=0,
+                                       nan_mode="Max").fit(f[NUMERIC], y)
+        return (m, lambda m, r: m.predict(r, prediction_type="RawFormulaVal"),
+                lambda m, r: m.get_feature_importance(catboost.Pool(r), type="ShapValues"), f[NUMERIC][:4], f[NUMERIC][100:106], 1e-9)
+    if name == "catboost_onehot":                                             # strings and integers, one-hot
+        g = as_text(f)
+        m = catboost.CatBoostRegressor(iterations=40, depth=4, verbose=0, allow_writing_files=False, random_seed=0,
+                                       cat_features=["city", "kids"], one_hot_max_size=10).fit(g, y)
+        rows = g[:4].copy(); rows.loc[1, "city"] = "nuuk"; rows.loc[2, "kids"] = 9
+        return (m, lambda m, r: m.predict(r, prediction_type="RawFormulaVal"),
+                lambda m, r: m.get_feature_importance(catboost.Pool(r, cat_features=["city", "kids"]), type="ShapValues"),
+                rows, g[100:106], 1e-9)
+    if name == "catboost_onehot_3class":
+        g = as_text(f)
+        m = catboost.CatBoostClassifier(iterations=15, depth=3, verbose=0, allow_writing_files=False, random_seed=0,
+                                        cat_features=["city"], one_hot_max_size=10).fit(g, CLASS3)
+        return (m, lambda m, r: m.predict(r, prediction_type="RawFormulaVal"),
+                lambda m, r: m.get_feature_importance(catboost.Pool(r, cat_features=["city"]), type="ShapValues"),
+                g[:3], g[100:105], 1e-9)
+    if name == "sklearn_forest_nan":
+        m = RandomForestRegressor(n_estimators=10, max_depth=6, random_state=0).fit(f[NUMERIC], y)
+        return m, lambda m, r: m.predict(r), None, f[NUMERIC][:3], f[NUMERIC][100:106], 1e-9
+    raise KeyError(name)
+
+
+CASES = ["xgb_numeric_nan", "xgb_categorical", "xgb_categorical_onehot_3class", "lgbm_categorical", "hgb_categorical",
+         "hgb_categorical_array_3class", "catboost_numeric", "catboost_onehot", "catboost_onehot_3class", "sklearn_forest_nan"]
+_BUILT = {}
+
+
+def case(name):
+    if name not in _BUILT: _BUILT[name] = build(name)
+    return _BUILT[name]
+
+
+def scale_of(model, raw, rows):
+    return max(1.0, float(np.abs(np.asarray(raw(model, rows))).max()))
+
+
+# --- the measurements (each returns the largest error; the tests bound it) ------------------------------------------
+
+def interventional_error(name) -> float:
+    "max |ours - brute force over 2^p coalitions of predict|, and of efficiency against predict."
+    model, raw, _, rows, background, _ = case(name)
+    explainer = TreeExplainer(model, background)
+    assert explainer.feature_perturbation == "interventional"                 # the "auto" default with data
+    n, p = rows.shape
+    phi = as_npk(explainer.shap_values(rows), n, p)
+    errors = [np.abs(phi[i] - brute_force(lambda r: raw(model, r), row(rows, i), background)).max() for i in range(n)]
+    efficiency = np.asarray(explainer.expected_value).reshape(1, -1) + phi.sum(1) - np.asarray(raw(model, rows)).reshape(n, -1)
+    return max(max(errors), float(np.abs(efficiency).max()))
+
+
+def path_dependent_error(name) -> float:
+    "max |ours - the library's own contributions| (where it has them), and of efficiency against predict."
+    model, raw, contribs, rows, _, _ = case(name)
+    explainer = TreeExplainer(model)
+    assert explainer.feature_perturbation == "tree_path_dependent"
+    n, p = rows.shape
+    phi = as_npk(explainer.shap_values(rows), n, p)
+    efficiency = np.asarray(explainer.expected_value).reshape(1, -1) + phi.sum(1) - np.asarray(raw(model, rows)).reshape(n, -1)
+    error = float(np.abs(efficiency).max())
+    if contribs is not None:
+        theirs, base = contributions_npk(contribs(model, rows), n, p)
+        error = max(error, float(np.abs(phi - theirs).max()), float(np.abs(np.atleast_1d(explainer.expected_value) - base).max()))
+    return error
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_interventional_against_brute_force_of_predict(name):
+    model, raw, _, rows, _, tol = case(name)
+    assert interventional_error(name) < tol * scale_of(model, raw, rows)
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_path_dependent_against_the_library_and_predict(name):
+    model, raw, _, rows, _, tol = case(name)
+    assert path_dependent_error(name) < tol * scale_of(model, raw, rows)
+
+
+# --- XGBoost: early stopping, missing sentinels, CSR training ------------------------------------------------------
+
+def _stopped():
+    X = FRAME[NUMERIC]
+    model = xgboost.XGBRegressor(n_estimators=400, max_depth=3, learning_rate=0.4, early_stopping_rounds=3).fit(
+        X[:400], TARGET[:400], eval_set=[(X[400:], TARGET[400:])], verbose=False)
+    assert model.best_iteration + 1 < model.get_booster().num_boosted_rounds()    # trees after the best one exist
+    return model, X
+
+
+def early_stopping_error() -> float:
+    "Both modes: efficiency against predict (best iteration), path-dependent against pred_contribs on the same trees."
+    model, X = _stopped()
+    margin = model.predict(X[:50], output_margin=True)
+    errors = []
+    for data in (None, X[500:510]):
+        explainer = TreeExplainer(model, data)
+        errors.append(np.abs(explainer.expected_value + explainer.shap_values(X[:50]).sum(1) - margin).max())
+    theirs = xgb_contribs(model, X[:50])
+    errors.append(np.abs(TreeExplainer(model).shap_values(X[:50]) - theirs[:, :-1]).max())
+    ranged = TreeExplainer(model, iteration_range=(0, 3))                     # XGBoost's iteration_range
+    errors.append(np.abs(ranged.shap_values(X[:50]) - model.get_booster().predict(
+        xgboost.DMatrix(X[:50]), pred_contribs=True, iteration_range=(0, 3))[:, :-1]).max())
+    return float(max(errors))
+
+
+def test_xgboost_early_stopping_explains_the_trees_predict_uses():
+    model, X = _stopped()
+    every_tree = model.predict(X[:50], output_margin=True, iteration_range=(0, model.get_booster().num_boosted_rounds()))
+    assert np.abs(every_tree - model.predict(X[:50], output_margin=True)).max() > 1e-3   # explaining all trees would show
+    assert early_stopping_error() < 1e-5 * max(1.0, np.abs(every_tree).max())
+
+
+def _sentinel_model(sentinel):
+    X = np.abs(FRAME[NUMERIC].fillna(1.0).to_numpy()) + 1.0
+    X[np.random.default_rng(11).random(X.shape) < 0.25] = sentinel
+    missing = X == sentinel                                                    # the sentinel marks a missing value
+    y = np.where(missing[:, 0], 2.0, X[:, 0] / 20) + 3.0 * missing[:, 1] + np.where(missing[:, 2], -1.0, X[:, 2])
+    return xgboost.XGBRegressor(n_estimators=30, max_depth=4, missing=sentinel).fit(X, y), X
+
+
+def sentinel_error(sentinel) -> float:
+    "Both modes: efficiency, pred_contribs (DMatrix with the sentinel), brute force of predict on hybrid arrays."
+    model, X = _sentinel_model(sentinel)
+    rows, background = X[:3], X[100:106]
+    margin = model.predict(rows, output_margin=True)
+    path, inter = TreeExplainer(model), TreeExplainer(model, background)
+    errors = [np.abs(path.expected_value + path.shap_values(rows).sum(1) - margin).max(),
+              np.abs(inter.expected_value + inter.shap_values(rows).sum(1) - margin).max(),
+              np.abs(path.shap_values(rows) - xgb_contribs(model, rows, missing=sentinel)[:, :-1]).max()]
+    phi = inter.shap_values(rows)
+    for i in range(len(rows)):
+        truth = brute_force(lambda r: model.predict(r, output_margin=True), rows[i:i + 1], background)[:, 0]
+        errors.append(np.abs(phi[i] - truth).max())
+    return float(max(errors))
+
+
+@pytest.mark.parametrize("sentinel", [0.0, -999.0])
+def test_xgboost_missing_sentinel_takes_the_default_branch(sentinel):
+    model, X = _sentinel_model(sentinel)
+    assert (X[:3] == sentinel).any()
+    assert sentinel_error(sentinel) < 1e-5 * max(1.0, np.abs(model.predict(X[:3], output_margin=True)).max())
+
+
+def _csr_model():
+    X = np.abs(FRAME[NUMERIC].fillna(1.0).to_numpy()) + 1.0
+    X[np.random.default_rng(12).random(X.shape) < 0.35] = 0.0
+    y = X[:, 0] / 20 + 4.0 * (X[:, 1] == 0) + X[:, 2]
+    csr = sps.csr_matrix(X)
+    return xgboost.XGBRegressor(n_estimators=30, max_depth=4).fit(csr, y), csr
+
+
+def csr_error() -> float:
+    "A model fitted on CSR, explained on CSR rows: absent entries are missing, as in its predict."
+    model, csr = _csr_model()
+    rows, background = csr[:3], csr[100:106]
+    margin = model.predict(rows, output_margin=True)
+    path, inter = TreeExplainer(model), TreeExplainer(model, background)
+    errors = [np.abs(path.expected_value + path.shap_values(rows).sum(1) - margin).max(),
+              np.abs(inter.expected_value + inter.shap_values(rows).sum(1) - margin).max(),
+              np.abs(path.shap_values(rows) - xgb_contribs(model, rows)[:, :-1]).max()]
+    phi = inter.shap_values(rows)
+    for i in range(3):
+        truth = brute_force(lambda r: model.predict(r, output_margin=True), rows[i], background)[:, 0]
+        errors.append(np.abs(phi[i] - truth).max())
+    return float(max(errors))
+
+
+def test_xgboost_fitted_on_csr_explained_on_csr_rows():
+    model, csr = _csr_model()
+    dense = csr[:50].toarray()                                                 # on dense rows an explicit 0 is a value
+    assert np.abs(model.predict(csr[:50], output_margin=True) - model.predict(dense, output_margin=True)).max() > 0.1
+    assert csr_error() < 1e-5 * max(1.0, np.abs(model.predict(csr[:3], output_margin=True)).max())
+
+
+# --- refusals, each message pinned ----------------------------------------------------------------------------------
+
+def test_lightgbm_linear_tree_is_refused():
+    model = lightgbm.LGBMRegressor(n_estimators=3, linear_tree=True, verbose=-1).fit(FRAME[["income", "score"]], TARGET)
+    with pytest.raises(ValueError, match=r"LightGBM models with linear_tree=True \(a linear model in every leaf\) are not "
+                                         r"supported: their leaves are not constants; refit with linear_tree=False"):
+        TreeExplainer(model)
+
+
+def test_xgboost_multi_output_tree_is_refused():
+    model = xgboost.XGBRegressor(n_estimators=3, tree_method="hist", multi_strategy="multi_output_tree").fit(
+        FRAME[["income", "score"]], np.c_[TARGET, -TARGET])
+    with pytest.raises(ValueError, match=r"XGBoost models with multi_strategy='multi_output_tree' \(trees with vector leaves, "
+                                         r"one split for every target\) are not supported; fit with "
+                                         r"multi_strategy='one_output_per_tree' \(the default\)"):
+        TreeExplainer(model)
+
+
+def test_catboost_ctr_features_are_refused():
+    model = catboost.CatBoostRegressor(iterations=5, depth=3, verbose=0, allow_writing_files=False, random_seed=0,
+                                       cat_features=["city"], one_hot_max_size=2).fit(as_text(FRAME), TARGET)
+    with pytest.raises(ValueError, match=r"CatBoost categorical features encoded by target statistics \(CTR, split type "
+                                         r"'OnlineCtr'\) are not supported; fit with one_hot_max_size at least the number "
+                                         r"of categories, so that they are one-hot encoded"):
+        TreeExplainer(model)
+
+
+def test_refusals_of_rows():
+    xgb = case("xgb_categorical")[0]
+    hgb = case("hgb_categorical")[0]
+    cb = case("catboost_onehot")[0]
+    frame = FRAME[:5]
+    with pytest.raises(ValueError, match=r"X's columns do not match the model's features .*: missing \['kids'\]; "
+                                         r"unexpected \['children'\]"):
+        TreeExplainer(xgb).shap_values(frame.rename(columns={"kids": "children"}))
+    with pytest.raises(ValueError, match=r"data's columns do not match the model's features .*: unexpected \['extra'\]"):
+        TreeExplainer(xgb, frame.assign(extra=1.0))
+    with pytest.raises(ValueError, match=r"X has date/time columns \['age'\], which cannot be explained as they are"):
+        TreeExplainer(hgb).shap_values(frame.assign(age=pd.Timestamp("2024-01-01")))
+    with pytest.raises(ValueError, match=r"X's column 'city' has categories \['nuuk'\] that the model was not fitted with; "
+                                         r"its library refuses them too"):
+        TreeExplainer(xgb).shap_values(with_unseen(frame))
+    with pytest.raises(TypeError, match=r"X is a sparse matrix \(csr_matrix\); sparse rows of HistGradientBoosting models "
+                                        r"are not supported: pass dense rows \(X.toarray\(\)\)"):
+        TreeExplainer(case("hgb_categorical_array_3class")[0]).shap_values(sps.csr_matrix(np.ones((2, 4))))
+    with pytest.raises(TypeError, match=r"X is a sparse matrix \(csr_matrix\); sparse rows of CatBoost models are not supported"):
+        TreeExplainer(case("catboost_numeric")[0]).shap_values(sps.csr_matrix(np.ones((2, 4))))
+    with pytest.raises(ValueError, match=r"X's column 'city' has missing values; CatBoost's categorical features take "
+                                         r"integers or strings, and CatBoost refuses missing ones too"):
+        TreeExplainer(cb).shap_values(as_text(frame).assign(city=[None, "oslo", "rome", "lima", "pune"]))
+    with pytest.raises(ValueError, match=r"iteration_range chooses boosting rounds of XGBoost and LightGBM models; "
+                                         r"HistGradientBoostingRegressor is explained with all its trees"):
+        TreeExplainer(hgb, iteration_range=(0, 2))
+    with pytest.raises(ValueError, match=r"feature_perturbation must be 'auto', 'tree_path_dependent' or 'interventional'"):
+        TreeExplainer(hgb, feature_perturbation="causal")
+
+
+# --- column order: hypothesis over random permutations of X's and data's columns -----------------------------------
+
+PERMUTED = ["xgb_categorical", "lgbm_categorical", "hgb_categorical", "catboost_onehot"]
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(PERMUTED), st.permutations(list(FRAME.columns)), st.permutations(list(FRAME.columns)),
+       st.booleans())
+def test_permuted_columns_give_the_same_value_per_named_feature(name, x_order, data_order, interventional):
+    model, _, _, rows, background, _ = case(name)
+    reference = TreeExplainer(model, background if interventional else None)(rows)
+    permuted = TreeExplainer(model, background[data_order] if interventional else None)(rows[x_order])
+    assert permuted.feature_names == list(model_names(model))                 # the model's order, whatever was passed
+    by_name = lambda e: pd.DataFrame(e.values.reshape(len(rows), len(e.feature_names), -1)[:, :, 0], columns=e.feature_names)
+    pd.testing.assert_frame_equal(by_name(permuted)[x_order], by_name(reference)[x_order], check_exact=True)
+    np.testing.assert_array_equal(permuted.base_values, reference.base_values)
+
+
+def model_names(model):
+    names = getattr(model, "feature_names_in_", None)
+    if names is None and hasattr(model, "get_booster"): names = model.get_booster().feature_names
+    if names is None and hasattr(model, "booster_"): names = model.booster_.feature_name()
+    if names is None: names = model.feature_names_
+    return [str(n) for n in names]
+
+
+def test_a_model_without_names_matches_X_to_data():
+    "A model fitted on an array has no names: a frame X is matched to the columns of a frame `data`."
+    X = FRAME[NUMERIC]
+    model = xgboost.XGBRegressor(n_estimators=10, max_depth=3).fit(X.to_numpy(), TARGET)
+    explainer = TreeExplainer(model, X[100:106])
+    np.testing.assert_array_equal(explainer.shap_values(X[:5][NUMERIC[::-1]]), explainer.shap_values(X[:5].to_numpy()))
+    assert explainer(X[:5][NUMERIC[::-1]]).feature_names == NUMERIC
+
+
+# --- shap's conventions: "auto" and explainer(X) -------------------------------------------------------------------
+
+SHAP_MODELS = {
+    "random_forest": lambda: RandomForestRegressor(n_estimators=10, max_depth=5, random_state=0).fit(FRAME[NUMERIC].fillna(0), TARGET),
+    "gradient_boosting": lambda: GradientBoostingClassifier(n_estimators=20, random_state=0).fit(FRAME[NUMERIC].fillna(0), TARGET > 2),
+    "xgboost": lambda: xgboost.XGBRegressor(n_estimators=30, max_depth=4).fit(FRAME[NUMERIC].fillna(0), TARGET),
+    "lightgbm": lambda: lightgbm.LGBMRegressor(n_estimators=30, num_leaves=10, verbose=-1).fit(FRAME[NUMERIC].fillna(0), TARGET),
+    "catboost": lambda: catboost.CatBoostRegressor(iterations=30, depth=4, verbose=0, allow_writing_files=False,
+                                                   random_seed=0).fit(FRAME[NUMERIC].fillna(0), TARGET),
+}
+
+
+def auto_error(name) -> float:
+    "max |TreeExplainer(model, data) - shap.TreeExplainer(model, data)| (both 'auto'), and without data."
+    model = SHAP_MODELS[name]()
+    X = FRAME[NUMERIC].fillna(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = shap.TreeExplainer(model, X[100:130]).shap_values(X[:20])
+        theirs_path = shap.TreeExplainer(model).shap_values(X[:20])
+    ours, ours_path = TreeExplainer(model, X[100:130]).shap_values(X[:20]), TreeExplainer(model).shap_values(X[:20])
+    return float(max(np.abs(ours - np.asarray(theirs)).max(), np.abs(ours_path - np.asarray(theirs_path)).max()))
+
+
+@pytest.mark.parametrize("name", sorted(SHAP_MODELS))
+def test_auto_default_equals_shaps(name):
+    "shap rounds its interventional values to single precision somewhere: agreement to 1e-6 of the output scale."
+    model = SHAP_MODELS[name]()
+    scale = max(1.0, np.abs(TreeExplainer(model).ensemble.predict(FRAME[NUMERIC].fillna(0))).max())
+    assert TreeExplainer(model, FRAME[NUMERIC][:5].fillna(0)).feature_perturbation == "interventional"
+    assert auto_error(name) < 1e-6 * scale
+
+
+def test_explainer_call_returns_an_explanation():
+    model = case("catboost_onehot_3class")[0]
+    rows, background = case("catboost_onehot_3class")[3], case("catboost_onehot_3class")[4]
+    for data, method in ((None, "tree_path_dependent"), (background, "tree_interventional")):
+        explainer = TreeExplainer(model, data)
+        e = explainer(rows)
+        assert isinstance(e, Explanation) and e.method == method
+        assert e.values.shape == (3, 5, 3) and e.base_values.shape == (3, 3)
+        assert e.output_names == [str(c) for c in model.classes_] and e.feature_names == list(rows.columns)
+        np.testing.assert_array_equal(e.values, explainer.shap_values(rows))
+        np.testing.assert_array_equal(e.data, rows.to_numpy())
+        np.testing.assert_allclose(e.values.sum(1) + e.base_values, model.predict(rows, prediction_type="RawFormulaVal"),
+                                   rtol=0, atol=1e-9)
+    one = TreeExplainer(case("xgb_categorical")[0])(FRAME.iloc[0])                # a Series is one row
+    assert one.values.shape == (5,) and one.feature_names == list(FRAME.columns)
+
+
+# --- python tests/real_data_trees.py: the largest error of each case ----------------------------------------------
+
+
+if __name__ == "__main__":
+    for name in CASES:
+        print(f"{name:32s} interventional vs brute force {interventional_error(name):.1e}   "
+              f"path-dependent vs library/efficiency {path_dependent_error(name):.1e}")
+    print(f"{'xgboost early stopping':32s} {early_stopping_error():.1e}")
+    for sentinel in (0.0, -999.0): print(f"{f'xgboost missing={sentinel}':32s} {sentinel_error(sentinel):.1e}")
+    print(f"{'xgboost fitted on CSR':32s} {csr_error():.1e}")
+    for name in sorted(SHAP_MODELS): print(f"{f'auto vs shap, {name}':32s} {auto_error(name):.1e}")
