@@ -10,6 +10,6 @@ if __name__ == "__main__":   # proc_nbs starts worker processes that re-import t
     path = get_config().nbs_path
     refresh_quarto_yml()
     nbdev.doclinks._build_modidx()
-    nbdev_sidebar.__wrapped__(path=path)
+    nbdev_sidebar.__wrapped__(path=path)   # a no-op: custom_sidebar = True keeps the hand-written nbs/sidebar.yml
     proc_nbs(path, n_workers=2)
     print(f"processed the notebooks of {path} into _proc/")
