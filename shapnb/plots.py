@@ -5,6 +5,7 @@
 # %% ../nbs/40_plots.ipynb #22a067bb
 from __future__ import annotations
 import numpy as np
+import pandas as pd
 import matplotlib.pyplot as plt
 from matplotlib.cm import ScalarMappable
 from matplotlib.colors import Normalize, to_rgba
@@ -50,10 +51,17 @@ def _numeric_column(column):
     try: return np.asarray(column, dtype=float)
     except (TypeError, ValueError): return None
 
+def _missing(column) -> np.ndarray:
+    "Which of a feature's values are missing (NaN, None, pandas' NA), for numbers, text and categories alike."
+    return np.asarray(pd.isna(np.asarray(column, dtype=object)), dtype=bool)
+
 def _value_colours(column, colormap, n: int) -> np.ndarray:
-    "RGBA colours of a feature's values: low to high between the 5th and 95th percentiles, NaN grey; text all grey."
+    "RGBA colours of a feature's values: low to high between the 5th and 95th percentiles, missing dark grey; text light grey."
     values = _numeric_column(column)
-    if values is None: return np.tile(to_rgba(TEXT), (n, 1))
+    if values is None:   # text or categories: no order to colour by, but a missing value still stands out
+        out = np.tile(to_rgba(TEXT), (n, 1))
+        out[_missing(column)] = to_rgba(MISSING)
+        return out
     out = np.tile(to_rgba(MISSING), (n, 1))
     known = ~np.isnan(values)
     if known.any():
@@ -149,7 +157,7 @@ def beeswarm(expl: Explanation,    # an explanation of several rows, of one outp
     ax.axvline(0, color="#999999", lw=0.8, zorder=1)
     ax.set_xlabel("Shapley value (impact on the output)")
     ax.spines[["top", "right"]].set_visible(False)
-    if data is not None and any(np.isnan(c).any() for j in show if (c := _numeric_column(data[:, j])) is not None):
+    if data is not None and any(_missing(data[:, j]).any() for j in show):
         ax.scatter([], [], color=MISSING, s=14, label="missing value")
         ax.legend(loc="lower right", fontsize=8, frameon=False)
     if numeric:
