@@ -126,11 +126,29 @@ def leaf_tables(ensemble: TreeEnsemble,        # the model, `tree_ensemble(model
         _fill_leaf_tables(nodes.select(use), tree_rules(e.nodes_per_tree[use]), int(e.max_depth[use].max()) + 2, start, table)
     return LeafTables(use, start, table)
 
+# %% ../../../nbs/12_leaf_tables.ipynb #07637a05
+@njit(cache=True)
+def _split_patterns(X, r0, R, node, nodes, top, d, path_feature, patterns, row_left, stack, ds):
+    "At the split `node` of a stack walk over rows r0..r0+R: push its children, splitting each row's pattern bits."
+    j = nodes.feature[node]
+    slot = d
+    for u in range(d):
+        if path_feature[u] == j: slot = u
+    if slot == d: path_feature[d] = j
+    bit = np.int64(1) << slot
+    for r in range(R): row_left[r] = goes_left(X[r0 + r, j], node, nodes)
+    for r in range(R):                              # a new feature's bit starts at 1
+        s = patterns[top, r] | bit if slot == d else patterns[top, r]
+        patterns[top + 1, r] = s if row_left[r] else s & ~bit
+        patterns[top, r] = s & ~bit if row_left[r] else s
+    stack[top] = nodes.right[node]; stack[top + 1] = nodes.left[node]   # the right child replaces the node
+    ds[top] = ds[top + 1] = d + 1 if slot == d else d
+
 # %% ../../../nbs/12_leaf_tables.ipynb #c29be7b7
 @njit(cache=True, parallel=True)
 def _explain_rows_tables(X, n_chunks, nodes, depth, n_outputs, start, table, block):
     "Shapley values (n, p, k) of every row through the leaf tables of the trees of `nodes`, `block` rows at a time."
-    left, right, feature, value = nodes.left, nodes.right, nodes.feature, nodes.value
+    left, value = nodes.left, nodes.value
     n, p = X.shape
     phi = np.zeros((n, p, n_outputs))
     k_leaf = value.shape[1]
@@ -158,19 +176,7 @@ def _explain_rows_tables(X, n_chunks, nodes, depth, n_outputs, start, table, blo
                                 for i in range(d): phi[r0 + r, path_feature[i], col] += v * table[row + i]
                         top -= 1
                         continue
-                    j = feature[node]
-                    slot = d
-                    for u in range(d):
-                        if path_feature[u] == j: slot = u
-                    if slot == d: path_feature[d] = j
-                    bit = np.int64(1) << slot
-                    for r in range(R): row_left[r] = goes_left(X[r0 + r, j], node, nodes)
-                    for r in range(R):                              # a new feature's bit starts at 1
-                        s = patterns[top, r] | bit if slot == d else patterns[top, r]
-                        patterns[top + 1, r] = s if row_left[r] else s & ~bit
-                        patterns[top, r] = s & ~bit if row_left[r] else s
-                    stack[top] = right[node]; stack[top + 1] = left[node]   # the right child replaces the node
-                    ds[top] = ds[top + 1] = d + 1 if slot == d else d
+                    _split_patterns(X, r0, R, node, nodes, top, d, path_feature, patterns, row_left, stack, ds)
                     top += 1
     return phi
 
@@ -208,7 +214,7 @@ def _beta_weights(d_max: int) -> np.ndarray:
 @njit(cache=True, parallel=True)
 def _background_histograms(Z, nodes, depth, hstart, hist):
     "Per leaf of the trees of `nodes`, add the counts of the background rows' patterns of its path conditions to `hist`."
-    left, right, feature = nodes.left, nodes.right, nodes.feature
+    left = nodes.left
     n = Z.shape[0]
     block = 128
     for tree in prange(len(nodes.roots)):
@@ -227,19 +233,7 @@ def _background_histograms(Z, nodes, depth, hstart, hist):
                     for r in range(R): hist[hstart[node] + patterns[top, r]] += 1.0
                     top -= 1
                     continue
-                j = feature[node]
-                slot = d
-                for u in range(d):
-                    if path_feature[u] == j: slot = u
-                if slot == d: path_feature[d] = j
-                bit = np.int64(1) << slot
-                for r in range(R): row_left[r] = goes_left(Z[r0 + r, j], node, nodes)
-                for r in range(R):                              # a new feature's bit starts at 1
-                    s = patterns[top, r] | bit if slot == d else patterns[top, r]
-                    patterns[top + 1, r] = s if row_left[r] else s & ~bit
-                    patterns[top, r] = s & ~bit if row_left[r] else s
-                stack[top] = right[node]; stack[top + 1] = left[node]
-                ds[top] = ds[top + 1] = d + 1 if slot == d else d
+                _split_patterns(Z, r0, R, node, nodes, top, d, path_feature, patterns, row_left, stack, ds)
                 top += 1
     return hist
 
