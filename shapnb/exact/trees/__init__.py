@@ -6,6 +6,8 @@
 - `pathwise` (notebook 11): the compiled edge-wise pass, path-dependent and interventional (`pathwise_values`);
 - `tables` (notebook 12): the leaf tables of shallow trees, path-dependent (`leaf_tables`) and interventional against a
   background (`interventional_tables`), read by `table_values`;
+- `indices` (notebook 12b): pairwise interactions (SII, BII, STII, k-SII) and semivalues (Banzhaf, weighted Banzhaf,
+  Beta-Shapley) of trees, path-dependent and interventional (`tree_interactions`, `tree_semivalues`);
 - `explainer` (notebook 13): `TreeExplainer` (shap's conventions: `feature_perturbation="auto"`, `explainer(X)` gives an
   `Explanation`);
 - `bench` (notebook 14): the benchmark against shap, FastTreeSHAP and (interventional) woodelf (`shapnb-bench-trees`),
@@ -22,10 +24,12 @@ from .ensemble import (DECISION_LE, DECISION_LT, DECISION_CATEGORY, MISSING_NAN,
                        leaf_shapley)
 from .pathwise import QuadratureRules, tree_rules, pathwise_values
 from .tables import LeafTables, leaf_tables, interventional_tables, table_values
+from .indices import IndexRules, index_rules, tree_interactions, tree_semivalues
 from .explainer import TreeExplainer
 
 __all__ = ["TreeExplainer", "tree_ensemble", "TreeEnsemble", "TreeNodes", "CategoryCodes", "TreePathGame", "leaf_shapley", "goes_left",
            "QuadratureRules", "tree_rules", "pathwise_values", "LeafTables", "leaf_tables", "interventional_tables", "table_values",
+           "IndexRules", "index_rules", "tree_interactions", "tree_semivalues",
            "DECISION_LE", "DECISION_LT", "DECISION_CATEGORY", "MISSING_NAN", "MISSING_AS_ZERO", "MISSING_ZERO_OR_NAN",
            "LIGHTGBM_ZERO"]
 

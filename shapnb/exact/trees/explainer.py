@@ -8,10 +8,12 @@ import copy
 import numba
 import numpy as np
 from ...core.explanation import Explanation
+from ...core.indices import check_interaction, check_semivalue, sii_to_shap
 from ...core.scale import is_dask_collection, explain_collection, explain_rows
 from ...core.tabular import is_frame
 from ...core.validation import check_int
 from .ensemble import tree_ensemble
+from .indices import tree_interactions, tree_semivalues
 from .pathwise import pathwise_values
 from .tables import LeafTables, leaf_tables, interventional_tables, table_values
 
@@ -97,17 +99,75 @@ class TreeExplainer:
                  chunk_size: int | None = None, # rows per chunk sent to the executor
                 ) -> Explanation:
         "The Shapley values of the rows `X` as an `Explanation` (shap's `explainer(X)`), with base values, rows and names."
+        shown = self._shown(X)
+        return self._explanation(shown, self.shap_values(shown, executor, chunk_size), self.method)
+
+    def _shown(self, X):
+        "X matched to the model's features (a Dask collection refused: these methods compute now)."
         if is_dask_collection(X):
             raise TypeError("explainer(X) computes the values now and returns an Explanation; for a Dask collection call "
                             "explainer.shap_values(X), which returns a lazy Dask array")
-        shown = self.ensemble.matched(X)
-        values = self.shap_values(shown, executor, chunk_size)
+        return self.ensemble.matched(X)
+
+    def _explanation(self, shown, values, method: str, details: dict | None = None) -> Explanation:
+        "An Explanation of `values` for the matched rows `shown`, with base values, rows, feature and output names."
         labels = (list(shown.columns) if is_frame(shown) else list(shown.index) if hasattr(shown, "index") else None)
         names = self.feature_names or ([str(c) for c in labels] if labels is not None else None)
         k = self.ensemble.n_outputs
         outputs = (self.output_names or [f"output {o}" for o in range(k)]) if k > 1 else None
         return Explanation(values, self.expected_value, data=np.asarray(shown), feature_names=names, output_names=outputs,
-                           method=self.method)
+                           method=method, details=details)
+
+    def _shaped(self, values: np.ndarray, single: bool) -> np.ndarray:
+        "Per-row results (n, ..., k) shaped as shap's: the output axis dropped for one output, the row axis for one row."
+        if self.ensemble.n_outputs == 1: values = values[..., 0]
+        return values[0] if single else values
+
+    def _on_threads(self, compute):
+        "compute() on `n_jobs` of numba's threads."
+        previous = numba.get_num_threads()
+        numba.set_num_threads(self.n_jobs)
+        try: return compute()
+        finally: numba.set_num_threads(previous)
+
+    def _interactions(self, X, index: str):
+        "The matched rows, the interaction matrices (n, p, p, k) of the index (first-order terms on the diagonal) and whether X was one row."
+        shown = self._shown(X)
+        rows, _, single = self.ensemble.as_rows(shown)
+        background = self.data if self.feature_perturbation == "interventional" else None
+        return shown, self._on_threads(lambda: tree_interactions(self.ensemble, rows, index, background, prepared=True)), single
+
+    def interaction_values(self,
+                           X,               # rows: array, DataFrame, Series or sparse matrix
+                           index="k-SII",   # "SII", "BII", "STII" or "k-SII"
+                           order: int = 2,  # interaction order: only pairs (2)
+                          ) -> Explanation:
+        "Pairwise interactions as an `Explanation`: `.interactions` (n, p, p[, k]) with the first-order terms on the diagonal, which are `values`."
+        if check_int(order, "order", minimum=1) != 2: raise ValueError(f"only pairwise interactions (order=2) are available, got order={order}")
+        index = check_interaction(index)
+        shown, M, single = self._interactions(X, index)
+        first = np.moveaxis(np.diagonal(M, axis1=1, axis2=2), -1, 1)                  # (n, k, p) -> (n, p, k)
+        return self._explanation(shown, self._shaped(first, single), f"{self.method} {index}",
+                                 {"index": index, "interactions": self._shaped(M, single)})
+
+    def shap_interaction_values(self,
+                                X,  # rows: array, DataFrame, Series or sparse matrix
+                               ) -> np.ndarray:
+        "shap's `shap_interaction_values`: halved SII pair terms off the diagonal, $\\phi_i-\\sum_{j\\ne i}$ of them on it; (n, p, p[, k]), or (p, p[, k]) for one row."
+        _, M, single = self._interactions(X, "SII")
+        return self._shaped(np.moveaxis(sii_to_shap(np.moveaxis(M, -1, 1)), 1, -1), single)
+
+    def semivalues(self,
+                   X,                # rows: array, DataFrame, Series or sparse matrix
+                   index="banzhaf",  # "shapley", "banzhaf", ("weighted_banzhaf", w) or ("beta_shapley", alpha, beta)
+                  ) -> Explanation:
+        "A semivalue of the rows of `X` as an `Explanation`: values (n, p[, k]), base values v(∅) (semivalues need not add up to f(x))."
+        index = check_semivalue(index)
+        shown = self._shown(X)
+        rows, _, single = self.ensemble.as_rows(shown)
+        background = self.data if self.feature_perturbation == "interventional" else None
+        phi = self._on_threads(lambda: tree_semivalues(self.ensemble, rows, index, background, prepared=True))
+        return self._explanation(shown, self._shaped(phi, single), f"{self.method} {index[0]}", {"index": index})
 
     def _leaf_tables(self) -> LeafTables:
         "The leaf tables of the trees they pay for (interventional ones against `data`), built on first use and kept."
