@@ -8,7 +8,8 @@ from hypothesis import given, settings, strategies as st
 
 from shapnb.core.games import all_coalitions, shapley_matrix, coalition_to_mask, exact_shapley, load_table_game
 from shapnb.core.explanation import Explanation
-from shapnb.bayes.gp import HammingHyper, hamming_kernel, gp_posterior, fit_hamming_gp
+from shapnb.bayes.gp import (HammingHyper, hamming_kernel, gp_posterior, fit_hamming_gp, fit_kernel_choice, KERNEL_CHOICES,
+                             loo_log_predictive, log_evidence)
 from shapnb.bayes.eig import ShapleyPosterior, shapley_kernel_vectors, shapley_kernel_matrix, select_batch
 from shapnb.bayes.shapleig import shapleig, stopped_posterior, SELECTIONS
 from shapnb.bayes.baselines import gp_random, gp_uncertainty, gp_leverage
@@ -346,3 +347,56 @@ def test_shapleig_extreme_scales_keep_efficiency():
     assert abs(ref) < 1e-3 * abs(total)
     for c in (1e-300, 1e-12, 1e300):
         assert abs(residual(c) - c * ref) <= 1e-10 * c * abs(total), c
+
+
+@pytest.mark.parametrize("criterion", ["loo", "bic", "evidence"])
+def test_every_chosen_kernel_has_the_dense_shapley_posterior(criterion):
+    "Whichever kernel the data choose (isotropic, per-player lengthscales, size trend), the Shapley posterior is exact."
+    p = 6
+    X = leverage_coalitions(p, 18, seed=3)
+    y = additive_plus_game(p, 3)(X)
+    choice = fit_kernel_choice(X, y, criterion=criterion)
+    assert set(choice.fits) == set(KERNEL_CHOICES) and choice.name in KERNEL_CHOICES and choice.n_obs == len(X)
+    assert choice.fits["size"].size_scale > 0 and choice.fits["hamming"].size_scale == 0
+    assert np.ptp(choice.fits["hamming"].lengthscale) == 0
+    np.testing.assert_allclose(sum(choice.weights.values()), 1.0)
+    for name, hyper in choice.fits.items():
+        phi, M, _, _ = dense_posterior(hyper, X, y)
+        post = ShapleyPosterior(hyper, X, y)
+        np.testing.assert_allclose(post.values, phi, atol=1e-9 * np.abs(phi).max(), err_msg=name)
+        np.testing.assert_allclose(post.cov, M, atol=1e-9 * np.abs(M).max(), err_msg=name)
+
+
+def test_loo_and_evidence_match_brute_force():
+    rng = np.random.default_rng(5)
+    p = 5
+    hyper = random_hyper(rng, p, noise=1e-2, size=True)
+    X = all_coalitions(p)[rng.choice(2**p, 12, replace=False)]
+    y = rng.normal(size=12)
+    brute = []
+    for i in range(12):
+        keep = np.arange(12) != i
+        m, v = gp_posterior(hyper, X[keep], y[keep], X[i:i + 1])
+        brute.append(-0.5 * np.log(2 * np.pi * (v[0] + hyper.noise)) - 0.5 * (y[i] - m[0]) ** 2 / (v[0] + hyper.noise))
+    np.testing.assert_allclose(loo_log_predictive(hyper, X, y), brute, rtol=1e-8)
+    C = hyper.kernel(X, X) + hyper.noise * np.eye(12)
+    ref = -0.5 * (y - hyper.mean) @ np.linalg.solve(C, y - hyper.mean) - 0.5 * np.linalg.slogdet(2 * np.pi * C)[1]
+    np.testing.assert_allclose(log_evidence(hyper, X, y), ref, rtol=1e-10)
+
+
+def test_shapleig_auto_kernel_records_its_choices():
+    p = 6
+    game = additive_plus_game(p, 4)
+    auto = shapleig(game, p, 20, seed=0, refit=0.3)
+    assert auto.kernel == "auto" and auto.kernel_choice.name in KERNEL_CHOICES
+    t = [n for n, _ in auto.kernels_chosen]
+    assert t[0] == 4 and t == sorted(t) and all(k in KERNEL_CHOICES for _, k in auto.kernels_chosen)
+    np.testing.assert_array_equal(auto.kernel_choice.hyper.lengthscale, auto.hyper_standardised.lengthscale)
+    every = shapleig(game, p, 20, seed=0, refit=0.3, reselect="always")
+    assert len(every.kernels_chosen) == len(every.fit_seconds) - 1   # every refit but the final one compares the kernels
+    fixed = shapleig(game, p, 20, seed=0, refit=0.3, kernel="fixed")
+    assert fixed.kernel_choice is None and fixed.kernels_chosen == [] and fixed.hyper.size_scale == 0
+    with pytest.raises(ValueError, match="kernel must be one of"): shapleig(game, p, 20, kernel="rbf")
+    with pytest.raises(ValueError, match="kernel_criterion"): shapleig(game, p, 20, kernel_criterion="aic")
+    with pytest.raises(ValueError, match="reselect"): shapleig(game, p, 20, reselect=-1)
+    with pytest.raises(ValueError, match="size_trend=True applies to kernel='fixed'"): shapleig(game, p, 20, size_trend=True)

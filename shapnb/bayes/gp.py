@@ -20,8 +20,10 @@ except ImportError as error:
 
 # %% auto #0
 __all__ = ['LENGTHSCALE_PRIOR', 'LENGTHSCALE_SHRINKAGE', 'OUTPUTSCALE_PRIOR', 'SIZE_SCALE_PRIOR_MEAN', 'SIZE_LENGTHSCALE_PRIOR',
-           'SIZE_START', 'DEFAULT_NOISE', 'hamming_correlations', 'hamming_kernel', 'HammingKernel', 'size_kernel',
-           'SizeKernel', 'HammingHyper', 'gp_posterior', 'HammingGP', 'fit_hamming_gp']
+           'SIZE_START', 'DEFAULT_NOISE', 'KERNEL_CHOICES', 'CRITERIA', 'KERNEL_TIE', 'hamming_correlations',
+           'hamming_kernel', 'HammingKernel', 'size_kernel', 'SizeKernel', 'HammingHyper', 'gp_posterior', 'HammingGP',
+           'fit_hamming_gp', 'loo_log_predictive', 'log_evidence', 'kernel_options', 'n_hyperparameters',
+           'KernelChoice', 'fit_kernel_choice']
 
 # %% ../../nbs/30_hamming_gp.ipynb #d959498d
 def _check_lengthscale(lengthscale, p: int) -> np.ndarray:
@@ -312,3 +314,109 @@ def fit_hamming_gp(X,                                 # observed coalitions (t, 
     except (RuntimeError, ValueError, gpytorch.utils.errors.NotPSDError):
         return start                             # keep the starting point rather than fail a long run
     return fitted
+
+# %% ../../nbs/30_hamming_gp.ipynb #58b1555b
+def loo_log_predictive(hyper: HammingHyper, # the GP's hyperparameters
+                       X,                   # observed coalitions (t, p)
+                       y,                   # their values (t,)
+                      ) -> np.ndarray:
+    "Leave-one-out log predictive densities $\\log p(y_i\\mid y_{-i})$ of the GP with `hyper`, in closed form: (t,)."
+    X, y = _check_data(X, y)
+    C = hyper.kernel(X, X) + hyper.noise * np.eye(len(X))
+    Cinv = scipy.linalg.cho_solve(scipy.linalg.cho_factor(C, lower=True), np.eye(len(X)))
+    d = np.diag(Cinv)
+    alpha = Cinv @ (y - hyper.mean)
+    return -0.5 * np.log(2 * np.pi / d) - 0.5 * alpha**2 / d
+
+def log_evidence(hyper: HammingHyper, # the GP's hyperparameters
+                 X,                   # observed coalitions (t, p)
+                 y,                   # their values (t,)
+                ) -> float:
+    "Log marginal likelihood $\\log p(y\\mid\\theta)$ of the GP with `hyper` at data (X, y)."
+    X, y = _check_data(X, y)
+    C = hyper.kernel(X, X) + hyper.noise * np.eye(len(X))
+    L = scipy.linalg.cholesky(C, lower=True)
+    r = scipy.linalg.solve_triangular(L, y - hyper.mean, lower=True)
+    return float(-0.5 * r @ r - np.log(np.diag(L)).sum() - 0.5 * len(X) * np.log(2 * np.pi))
+
+# %% ../../nbs/30_hamming_gp.ipynb #b5bc08b8
+KERNEL_CHOICES = ("hamming", "ard", "size")   # isotropic Hamming; per-player lengthscales; isotropic + size trend
+CRITERIA = ("loo", "bic", "evidence")
+KERNEL_TIE = 1e-3   # scores (per observation) within this relative margin of the best tie; the earlier (simpler) kernel wins
+
+def kernel_options(name: str, # one of KERNEL_CHOICES
+                  ) -> dict:
+    "The `fit_hamming_gp` options (`ard`, `size`) of the kernel called `name`."
+    if name not in KERNEL_CHOICES: raise ValueError(f"kernel must be one of {KERNEL_CHOICES}, got {name!r}")
+    return dict(ard=name == "ard", size=name == "size")
+
+def n_hyperparameters(name: str, # one of KERNEL_CHOICES
+                      p: int,    # number of players
+                     ) -> int:
+    "Number of fitted hyperparameters of kernel `name` (the noise is fixed): mean, σ², the lengthscale(s), the size term's two."
+    opts = kernel_options(name)
+    return 2 + (check_int(p, "p", minimum=1) if opts["ard"] else 1) + (2 if opts["size"] else 0)
+
+@dataclass(frozen=True)
+class KernelChoice:
+    "The kernel chosen by the data: its name and hyperparameters, and every candidate's fit and score."
+    name: str      # the chosen kernel, one of KERNEL_CHOICES
+    hyper: HammingHyper  # its fitted hyperparameters
+    fits: dict     # kernel name -> HammingHyper: the fit of every candidate (the warm starts of the next refit)
+    scores: dict   # kernel name -> the criterion per observation (higher is better)
+    criterion: str # "loo", "bic" or "evidence"
+    n_obs: int     # number of observations t the candidates were fitted to
+
+    @property
+    def weights(self) -> dict:
+        "Pseudo-Bayesian-model-averaging weights $\\propto e^{t\\,\\mathrm{score}}$ of the candidates."
+        names = list(self.scores)
+        s = np.array([self.scores[n] for n in names])
+        s = np.where(np.isfinite(s), s, -np.inf)
+        w = np.exp(self.n_obs * (s - s.max()))
+        return dict(zip(names, w / w.sum()))
+
+def _score(hyper: HammingHyper, name: str, X, y, criterion: str) -> float:
+    "The criterion per observation of a fit (−inf if its covariance is not positive definite)."
+    try:
+        if criterion == "loo": return float(loo_log_predictive(hyper, X, y).mean())
+        ev = log_evidence(hyper, X, y)
+    except (np.linalg.LinAlgError, ValueError):
+        return -np.inf
+    if criterion == "bic": ev -= 0.5 * n_hyperparameters(name, X.shape[1]) * np.log(len(X))
+    return ev / len(X)
+
+def fit_kernel_choice(X,                                   # observed coalitions (t, p)
+                      y,                                   # their values (t,)
+                      init: dict | None = None,            # kernel name -> HammingHyper warm start (e.g. the previous choice's `fits`); missing names start cold
+                      *,
+                      kernels=KERNEL_CHOICES,              # the candidate kernels, a non-empty subset of KERNEL_CHOICES
+                      criterion: str = "bic",              # "bic" (log evidence − ½ k log t; the default, chosen on the tuning half), "loo" (leave-one-out predictive density) or "evidence"
+                      noise: float = DEFAULT_NOISE,        # noise variance relative to var(y) (the start value if learnt)
+                      learn_noise: bool = False,           # fit the noise variance too
+                      max_iter: int | None = None,         # L-BFGS iterations per fit (None: 100 cold, 30 warm)
+                      n_threads: int | None = 1,           # torch threads during the fits (None leaves torch's setting)
+                      shrinkage: float | None = LENGTHSCALE_SHRINKAGE, # sd of ARD's log lengthscales around their mean
+                     ) -> KernelChoice:
+    "Fit every candidate kernel to (X, y) by marginal likelihood and choose one by `criterion`; ties go to the earlier kernel."
+    X, y = _check_data(X, y)
+    kernels = tuple(kernels)
+    if not kernels or len(set(kernels)) != len(kernels): raise ValueError(f"kernels must be distinct names, got {kernels!r}")
+    for k in kernels: kernel_options(k)
+    if criterion not in CRITERIA: raise ValueError(f"criterion must be one of {CRITERIA}, got {criterion!r}")
+    init = {} if init is None else dict(init)
+    if max_iter is not None: check_int(max_iter, "max_iter", minimum=1)
+    shift, scale = _standardisation(y)
+    ys = (y - shift) / scale                              # scores on standardised values: same ranking, no overflow
+    fits, scores = {}, {}
+    for k in kernels:
+        warm = init.get(k)
+        fits[k] = fit_hamming_gp(X, y, init=warm, noise=noise, learn_noise=learn_noise, n_threads=n_threads,
+                                 max_iter=max_iter or (100 if warm is None else 30), shrinkage=shrinkage, **kernel_options(k))
+        h = fits[k]
+        standard = HammingHyper(h.lengthscale, h.outputscale / scale**2, (h.mean - shift) / scale, h.noise / scale**2,
+                                size_scale=h.size_scale / scale**2, size_lengthscale=h.size_lengthscale)
+        scores[k] = _score(standard, k, X, ys, criterion)
+    top = max(scores.values())
+    best = next(k for k in kernels if scores[k] >= top - KERNEL_TIE * (1 + abs(top)))   # near-ties: the simpler kernel
+    return KernelChoice(best, fits[best], fits, scores, criterion, len(X))

@@ -13,11 +13,11 @@ from ..core.validation import check_int, check_n_players, check_coalitions
 from ..core.scale import check_executor, evaluate_coalitions
 from ..core.explanation import Explanation
 from ..sampling.baselines import leverage_coalitions
-from .gp import HammingHyper, fit_hamming_gp, DEFAULT_NOISE, _torch_threads
+from .gp import HammingHyper, fit_hamming_gp, DEFAULT_NOISE, _torch_threads, KERNEL_CHOICES, CRITERIA, fit_kernel_choice, kernel_options
 from .eig import ShapleyPosterior, select_batch
 
 # %% auto #0
-__all__ = ['SELECTIONS', 'MAX_PLAYERS', 'TIE_RTOL', 'default_n_initial', 'stopped_posterior', 'shapleig']
+__all__ = ['SELECTIONS', 'MAX_PLAYERS', 'KERNELS', 'RESELECT', 'TIE_RTOL', 'default_n_initial', 'stopped_posterior', 'shapleig']
 
 # %% ../../nbs/32_shapleig.ipynb #13be19d5
 SELECTIONS = ("eig", "random", "uncertainty", "leverage")
@@ -57,6 +57,18 @@ def _candidates(p: int, X: np.ndarray, n_candidates: int, rng) -> np.ndarray:
     return leverage_coalitions(p, n_candidates, seed=rng, exclude=X, include_empty_full=False)
 
 # %% ../../nbs/32_shapleig.ipynb #d2a34ada
+KERNELS = ("auto", "fixed")
+
+RESELECT = 0.5    # kernel="auto" compares the kernels again once the data grew by this fraction since the last comparison
+
+def _check_kernel(kernel, criterion, reselect=RESELECT):
+    "Validate shapleig's kernel option, its criterion and its reselection growth factor."
+    if kernel not in KERNELS: raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
+    if criterion not in CRITERIA: raise ValueError(f"kernel_criterion must be one of {CRITERIA}, got {criterion!r}")
+    if not (isinstance(reselect, str) and reselect == "always" or isinstance(reselect, numbers.Real)
+            and not isinstance(reselect, (bool, np.bool_)) and np.isfinite(reselect) and reselect >= 0):
+        raise ValueError(f"reselect must be 'always' or a non-negative growth factor, got {reselect!r}")
+
 def stopped_posterior(X,                               # the coalitions evaluated so far (t, p)
                       y,                               # their values (t,)
                       hyper: HammingHyper | None,      # the last fit's hyperparameters: the warm start (None: a cold fit)
@@ -65,11 +77,24 @@ def stopped_posterior(X,                               # the coalitions evaluate
                       noise: float = DEFAULT_NOISE,    # GP noise variance relative to var(y)
                       learn_noise: bool = False,       # fit the noise variance too
                       n_threads: int | None = 1,       # torch threads for the fit (None leaves torch's setting)
-                      size_trend: bool = False,        # the Bayesian coalition-size term in the kernel
+                      size_trend: bool = False,        # the Bayesian coalition-size term in the kernel (kernel="fixed" only)
+                      kernel: str = "auto",            # "auto" (the kernel chosen by the data, `fit_kernel_choice`) or "fixed" (`ard_from`, `size_trend`)
+                      criterion: str = "bic",          # how "auto" chooses: "bic" (tuned), "loo" or "evidence"
+                      warm: dict | None = None,        # kernel name -> HammingHyper warm starts for "auto" (None: `hyper` for every kernel)
                      ) -> ShapleyPosterior:
     "The Shapley posterior that a run stopped at data (X, y) returns: a final warm refit from `hyper`, then the posterior."
     X = check_coalitions(X)
     ard_from = 4 * X.shape[1] if ard_from is None else check_int(ard_from, "ard_from", minimum=0)
+    _check_kernel(kernel, criterion)
+    if kernel == "auto" and size_trend:
+        raise ValueError("size_trend=True applies to kernel='fixed'; kernel='auto' chooses the size trend when the data favour it")
+    if kernel == "auto":
+        if warm is None: warm = {} if hyper is None else {k: hyper for k in KERNEL_CHOICES}
+        choice = fit_kernel_choice(X, y, init=warm, criterion=criterion, noise=noise, learn_noise=learn_noise,
+                                   n_threads=n_threads)
+        post = ShapleyPosterior(choice.hyper, X, y)
+        post.kernel_choice = choice
+        return post
     fitted = fit_hamming_gp(X, y, init=hyper, noise=noise, learn_noise=learn_noise,
                             max_iter=100 if hyper is None else 30, n_threads=n_threads, ard=len(X) >= ard_from,
                             size=size_trend)
@@ -117,7 +142,10 @@ def shapleig(game,                          # callable on a boolean (k, p) coali
              n_threads: int | None = 1,     # torch and BLAS threads for the GP work (None leaves them alone)
              callback=None,                 # called after every round as callback(X, y, hyper): the data so far and the hyperparameters (game units) that chose the round (None before the first fit or if not representable)
              ard_from: int | None = None,   # per-player lengthscales from this many observations on, one shared lengthscale before (None: 4p)
-             size_trend: bool = False,      # add the Bayesian coalition-size term to the GP kernel
+             size_trend: bool = False,      # add the Bayesian coalition-size term to the GP kernel (kernel="fixed" only)
+             kernel: str = "auto",          # "auto": the kernel (isotropic, per-player lengthscales, size trend) with the best BIC (log evidence − ½ k log t), compared again as the data grow (`reselect`); "fixed": `ard_from` and `size_trend` decide (the default before issue 17)
+             kernel_criterion: str = "bic", # how kernel="auto" chooses: "bic" (tuned), "loo" or "evidence"
+             reselect=RESELECT,             # kernel="auto": compare the kernels again once the data grew by this fraction ("always": at every refit); in between only the chosen kernel is refitted
             ) -> Explanation:
     "Estimate the Shapley values of `game` on `p` players with `budget` evaluations chosen by expected information gain."
     if not callable(game): raise ValueError("game must be callable on a coalition matrix")
@@ -130,6 +158,9 @@ def shapleig(game,                          # callable on a boolean (k, p) coali
     budget, n_initial, batch_size, n_candidates = _check_options(p, budget, n_initial, selection, batch_size, n_candidates, refit)
     executor = check_executor(executor)
     ard_from = 4 * p if ard_from is None else check_int(ard_from, "ard_from", minimum=0)
+    _check_kernel(kernel, kernel_criterion, reselect)
+    if kernel == "auto" and size_trend:
+        raise ValueError("size_trend=True applies to kernel='fixed'; kernel='auto' chooses the size trend when the data favour it")
     rng = np.random.default_rng(seed)
     plan = leverage_coalitions(p, budget if selection == "leverage" else n_initial, seed=rng)
     X = plan[:n_initial]
@@ -137,16 +168,28 @@ def shapleig(game,                          # callable on a boolean (k, p) coali
     e = _unit_exponent(y)
     round_of = [0] * n_initial
     hyper, fitted_at, fit_s, select_s = None, 0, [], []   # hyper in the units 2^e of u
+    fits, chosen, selected_at = {}, [], 0                  # kernel="auto": every candidate's last fit (units 2^e), the choices
     bar = tqdm(total=budget, initial=n_initial, disable=not (budget - n_initial >= 100 if progress is None else progress),
                desc="ShaplEIG")
     with threadpool_limits(n_threads), _torch_threads(n_threads):
         def refit_now(force=False):
-            nonlocal hyper, fitted_at
+            nonlocal hyper, fitted_at, fits, selected_at
             if force or hyper is None or refit == "always" or len(X) >= (1 + refit) * fitted_at:
                 start = time.perf_counter()
-                hyper = fit_hamming_gp(X, np.ldexp(y, -e), init=hyper, noise=noise, learn_noise=learn_noise,
-                                       max_iter=100 if hyper is None else 30, n_threads=None, ard=len(X) >= ard_from,
-                                       size=size_trend)
+                if kernel == "auto" and (not chosen or reselect == "always" or len(X) >= (1 + reselect) * selected_at
+                                         or chosen[-1][1] not in fits):
+                    choice = fit_kernel_choice(X, np.ldexp(y, -e), init=fits, criterion=kernel_criterion, noise=noise,
+                                               learn_noise=learn_noise, n_threads=None)
+                    hyper, fits, selected_at = choice.hyper, choice.fits, len(X)
+                    chosen.append((len(X), choice.name))
+                elif kernel == "auto":                     # between comparisons: refit the chosen kernel only
+                    name = chosen[-1][1]
+                    hyper = fits[name] = fit_hamming_gp(X, np.ldexp(y, -e), init=fits[name], noise=noise, learn_noise=learn_noise,
+                                                        max_iter=30, n_threads=None, **kernel_options(name))
+                else:
+                    hyper = fit_hamming_gp(X, np.ldexp(y, -e), init=hyper, noise=noise, learn_noise=learn_noise,
+                                           max_iter=100 if hyper is None else 30, n_threads=None, ard=len(X) >= ard_from,
+                                           size=size_trend)
                 fit_s.append(time.perf_counter() - start); fitted_at = len(X)
         round_no = 0
         while len(X) < budget:
@@ -171,18 +214,20 @@ def shapleig(game,                          # callable on a boolean (k, p) coali
             e_new = _unit_exponent(y)                      # new extreme values: move to their units (exactly)
             if e_new != e:
                 if hyper is not None: hyper = _rescale_hyper(hyper, e - e_new)
+                fits = {k: h for k, h in ((k, _rescale_hyper(h, e - e_new)) for k, h in fits.items()) if h is not None}
                 e = e_new
             bar.update(len(Z_new))
             if callback is not None: callback(X, y, None if hyper is None else _rescale_hyper(hyper, e))
         bar.close()
         start = time.perf_counter()
         post = stopped_posterior(X, np.ldexp(y, -e), hyper, ard_from=ard_from, noise=noise, learn_noise=learn_noise, n_threads=None,
-                                 size_trend=size_trend)
+                                 size_trend=size_trend, kernel=kernel, criterion=kernel_criterion)
         fit_s.append(time.perf_counter() - start)
     with np.errstate(over="ignore", under="ignore"):      # c² beyond float64: documented inf / 0
         cov = np.ldexp(post.cov, 2 * e)
     details = dict(cov=cov, coalitions=X, game_values=y, round_of=np.array(round_of),
                    hyper=_rescale_hyper(post.hyper, e), unit_exponent=e, hyper_standardised=post.hyper,
-                   cov_standardised=post.cov, fit_seconds=fit_s, select_seconds=select_s, selection=selection)
+                   cov_standardised=post.cov, fit_seconds=fit_s, select_seconds=select_s, selection=selection,
+                   kernel=kernel, kernel_choice=getattr(post, "kernel_choice", None), kernels_chosen=chosen)
     return Explanation(np.ldexp(post.values, e), y[0], sd=np.ldexp(post.sd, e), n_evals=len(X), method="shapleig",
                        details=details)
