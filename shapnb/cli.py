@@ -154,12 +154,15 @@ def main(argv=None, # command-line arguments, None for sys.argv[1:]
     bench.add_argument("--only", nargs="*", default=argparse.SUPPRESS, help="configuration names to run (default: all)")
     bench.add_argument("--interventional", action="store_true",
                        help="the interventional configurations, with background rows (also times woodelf)")
+    bench.add_argument("--no-shapiq", action="store_true",
+                       help="interventional: skip shapiq 1.8 (timed in its Python 3.12 venv, bench/shapiq_trees.py, when there)")
     args = parser.parse_args(sys.argv[1:] if argv is None else list(argv))
     if args.command == "bench-trees":
         if not args.scale > 0: bench.error("--scale must be positive")
         threads, only = getattr(args, "threads", None), getattr(args, "only", None)     # SUPPRESS: absent unless given
         if missing := missing_bench_modules(only, args.interventional): raise SystemExit(_install_hint(missing))
-        try: run_benchmark(args.scale, threads, args.repeats, only, interventional=args.interventional)
+        try: run_benchmark(args.scale, threads, args.repeats, only, interventional=args.interventional,
+                          shapiq=not args.no_shapiq)
         except ValueError as e: bench.error(str(e))                   # unknown configuration, bad thread count
         return
     start = time.perf_counter()

@@ -3,7 +3,8 @@
 - `ensemble` (notebook 10): `TreeEnsemble`, its node arrays `TreeNodes`, the converters behind `tree_ensemble`
   (scikit-learn, XGBoost, LightGBM, CatBoost; categorical splits as `CategoryCodes`), and the slow references
   `TreePathGame` and `leaf_shapley`;
-- `pathwise` (notebook 11): the compiled edge-wise pass, path-dependent and interventional (`pathwise_values`);
+- `pathwise` (notebook 11): the compiled edge-wise pass, path-dependent and interventional, and the interventional walk
+  that carries the background rows as bitsets, 64 to a word, for the trees without tables (`pathwise_values`);
 - `tables` (notebook 12): the leaf tables of shallow trees, path-dependent (`leaf_tables`) and interventional against a
   background (`interventional_tables`), read by `table_values`;
 - `indices` (notebook 12b): pairwise interactions (SII, BII, STII, k-SII) and semivalues (Banzhaf, weighted Banzhaf,
@@ -34,7 +35,7 @@ __all__ = ["TreeExplainer", "tree_ensemble", "TreeEnsemble", "TreeNodes", "Categ
            "LIGHTGBM_ZERO"]
 
 _TUNABLE = {"TABLE_BYTES": "tables", "TABLE_TREE_DOUBLES": "tables", "TABLE_BLOCK": "tables", "PASS_COST": "tables",
-            "ROW_BLOCK": "pathwise"}
+            "ROW_BLOCK": "pathwise", "BIT_BLOCK": "pathwise", "BITS_BYTES": "pathwise"}
 
 
 def _moved(name: str) -> str:

@@ -137,12 +137,34 @@ def _interventional_explainers(model, background, threads: int):
     except ImportError: pass
     return out
 
+# %% ../../../nbs/14_tree_benchmark.ipynb #abcf48f3
+def _shapiq_interventional(model, rows, background, threads: int, repeats: int):
+    "shapiq 1.8's InterventionalTreeSHAPIQ in its Python 3.12 venv (bench/shapiq_trees.py): (build + explain seconds, values), or None without it."
+    import pathlib, pickle, sys, tempfile
+    script = pathlib.Path(__file__).resolve().parents[3] / "bench" / "shapiq_trees.py"
+    if not script.is_file(): return None
+    sys.path.insert(0, str(script.parent))
+    try: import shapiq_trees
+    finally: sys.path.remove(str(script.parent))
+    if shapiq_trees.shapiq_python() is None: return None
+    with tempfile.TemporaryDirectory() as folder:
+        kind = type(model).__module__.split(".")[0]
+        if kind == "xgboost": path = f"{folder}/model.json"; model.save_model(path)
+        elif kind == "lightgbm": path = f"{folder}/model.txt"; model.booster_.save_model(path)
+        else:
+            path = f"{folder}/model.pkl"
+            with open(path, "wb") as out: pickle.dump(model, out)
+        result = shapiq_trees.run_shapiq_trees(path, rows, background, mode="interventional", threads=threads,
+                                               repeat=repeats, workdir=folder)
+    return result["build_seconds"] + result["seconds"], result["values"]
+
 # %% ../../../nbs/14_tree_benchmark.ipynb #52315440
 def time_interventional(model,            # fitted tree model
                         rows,             # rows to explain, (n, p)
                         background,       # background rows, (n_b, p)
                         threads: int,     # threads every library may use
                         repeats: int = 3, # timed runs per explainer; the best is kept
+                        shapiq: bool = True, # also shapiq 1.8, if its venv and bench/shapiq_trees.py are there
                        ) -> dict:
     "Best wall time (s) of each explainer built on `background` and explaining `rows`, and shapnb's table building alone ('tables')."
     from threadpoolctl import threadpool_limits
@@ -162,21 +184,28 @@ def time_interventional(model,            # fitted tree model
             start = time.perf_counter(); explainer.shap_values(rows[:1]); best["tables"] = min(best["tables"], time.perf_counter() - start)
             for name, f in explain.items():
                 start = time.perf_counter(); f(rows); best[name] = min(best[name], time.perf_counter() - start)
+    measured = _shapiq_interventional(model, rows, background, threads, repeats) if shapiq else None
+    if measured is not None:                                      # timed in its own process, checked on every row
+        ours = np.asarray(explain["shapnb"](rows))
+        if measured[1].shape == ours.shape and np.abs(measured[1] - ours).max() <= 1e-5 * (np.abs(ours).max() + 1e-300):
+            best["shapiq"] = measured[0]
+        else: print("shapiq disagrees with shapnb: not timed")
     return best
 
 # %% ../../../nbs/14_tree_benchmark.ipynb #3a2fb414
 def format_interventional_table(table: list,         # rows of `run_benchmark(..., interventional=True)`
                                 header: bool = True,  # start with the header lines
                                ) -> str:
-    "Markdown table of seconds (shapnb with its table building alone, shap, FastTreeSHAP, woodelf) and the ratios to shapnb."
-    others = ["shap", "FastTreeSHAP", "woodelf"]
+    "Markdown table of seconds (shapnb with its table building alone, shap, FastTreeSHAP, woodelf, shapiq) and the ratios to shapnb; '–' for a library not timed."
+    others = ["shap", "FastTreeSHAP", "woodelf", "shapiq"]
+    show = lambda t, form: "–" if not np.isfinite(t) else format(t, form)
     lines = ["| configuration | rows | threads | shapnb (s) | tables (s) | " + " | ".join(f"{o} (s)" for o in others) + " | "
-             + " | ".join(f"{o} / shapnb" for o in others) + " |", "|---" * 11 + "|"] if header else []
+             + " | ".join(f"{o} / shapnb" for o in others) + " |", "|---" * 13 + "|"] if header else []
     for r in table:
         ours = r["shapnb"]
         times = [r.get(o, np.nan) for o in others]
-        lines.append(f"| {r['configuration']} | {r['rows']} | {r['threads']} | {ours:.3f} | {r.get('tables', np.nan):.3f} | "
-                     + " | ".join(f"{t:.3f}" for t in times) + " | " + " | ".join(f"{t / ours:.1f}" for t in times) + " |")
+        lines.append(f"| {r['configuration']} | {r['rows']} | {r['threads']} | {ours:.3f} | {show(r.get('tables', np.nan), '.3f')} | "
+                     + " | ".join(show(t, ".3f") for t in times) + " | " + " | ".join(show(t / ours, ".1f") for t in times) + " |")
     return "\n".join(lines)
 
 # %% ../../../nbs/14_tree_benchmark.ipynb #76e3dd4e
@@ -186,6 +215,7 @@ def run_benchmark(scale: float = 1.0,          # shrinks every model and row cou
                   names: list | None = None,    # configuration names to run (None: all)
                   echo: bool = True,            # print each table row as it is measured
                   interventional: bool = False, # the interventional configurations (with background rows) instead
+                  shapiq: bool = True,          # interventional: also shapiq 1.8 in its venv, if there
                  ) -> list:
     "Time every configuration on each thread count; one dict per (configuration, threads)."
     threads = threads or sorted({1, os.cpu_count() or 1})
@@ -196,7 +226,7 @@ def run_benchmark(scale: float = 1.0,          # shrinks every model and row cou
         if name not in configs: raise ValueError(f"unknown configuration {name!r}; expected one of {list(configs)}")
         model, rows, *background = configs[name]()
         for t in threads:
-            best = time_interventional(model, rows, background[0], t, repeats) if interventional else time_configuration(model, rows, t, repeats)
+            best = time_interventional(model, rows, background[0], t, repeats, shapiq) if interventional else time_configuration(model, rows, t, repeats)
             row = {"configuration": name, "rows": len(rows), "threads": t, **best}
             table.append(row)
             if echo: print(show([row], header=not table[:-1]), flush=True)
@@ -225,6 +255,7 @@ def main(argv=None, # command-line arguments (None: sys.argv[1:])
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per explainer; the best is kept")
     parser.add_argument("--only", nargs="*", help="configuration names to run (default: all)")
     parser.add_argument("--interventional", action="store_true", help="the interventional configurations, with background rows")
+    parser.add_argument("--no-shapiq", action="store_true", help="interventional: skip shapiq 1.8 (run in /work/venv312 when it exists)")
     args = parser.parse_args(argv)
     if not args.scale > 0: parser.error("--scale must be positive")
-    run_benchmark(args.scale, args.threads, args.repeats, args.only, interventional=args.interventional)
+    run_benchmark(args.scale, args.threads, args.repeats, args.only, interventional=args.interventional, shapiq=not args.no_shapiq)
