@@ -72,6 +72,27 @@ def test_kernels_agree():
         np.testing.assert_allclose(tree_semivalues(e, rows, index, kernel="edges"), tree_semivalues(e, rows, index, kernel="leaves"), atol=1e-12)
 
 
+
+@pytest.mark.parametrize("n_background", [1, 63, 64, 65, 130])
+def test_pruned_pattern_walk_across_bitset_words(n_background, monkeypatch):
+    """The interventional pattern kernel prunes subtrees by a bitset of background rows (64 a word): one row (most leaves out of
+    reach), a full word, one row into a second word, three words; against the leaf-wise kernel and the brute-force game."""
+    e = tree_ensemble(RandomForestRegressor(4, max_depth=7, random_state=0).fit(XN, y))
+    bg, rows = XN[250:250 + n_background], XN[:12]
+    for index in INTERACTIONS:
+        np.testing.assert_allclose(tree_interactions(e, rows, index, bg, kernel="patterns"),
+                                   tree_interactions(e, rows, index, bg, kernel="leaves"), atol=1e-12)
+    for index in ("banzhaf", ("beta_shapley", 0.5, 3)):
+        np.testing.assert_allclose(tree_semivalues(e, rows, index, bg, kernel="patterns"),
+                                   tree_semivalues(e, rows, index, bg, kernel="leaves"), atol=1e-12)
+    x = XN[2]
+    np.testing.assert_allclose(tree_interactions(e, x, "k-SII", bg, kernel="patterns")[0, :, :, 0],
+                               exact_interactions(hybrid_game(e, x, bg), P, "k-SII"), atol=1e-12)
+    cached = tree_interactions(e, XN[:60], "SII", bg, kernel="patterns")     # the per-leaf cache of row patterns: none, one, default
+    for size in (0, 1):
+        monkeypatch.setattr("shapnb.exact.trees.indices._CACHED_PATTERNS", size)
+        np.testing.assert_array_equal(tree_interactions(e, XN[:60], "SII", bg, kernel="patterns"), cached)
+
 def test_categorical_split_and_zero_cover():
     tree = {"left": [1, 3, 5, -1, -1, -1, -1], "right": [2, 4, 6, -1, -1, -1, -1], "feature": [1, 0, 1, -1, -1, -1, -1],
             "threshold": [1.0, 0.5, 2.5, 0, 0, 0, 0], "decision": [DECISION_CATEGORY, 0, 0, 0, 0, 0, 0],

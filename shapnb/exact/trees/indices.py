@@ -410,15 +410,58 @@ def _background_patterns(Z, nodes, depth, leaves, leaf_tree, cap_start, pattern,
                 if not found:
                     pattern[c0 + k] = s; count[c0 + k] = 1.0; used[li] = k + 1
 
+# %% ../../../nbs/12b_tree_indices.ipynb #5e9c1a01
+@njit(cache=True)
+def _edge_sets(Z, nodes, depth, n_words):
+    "Per non-root node c (n, n_words) uint64: the background rows meeting every condition on the feature of the edge into c along c's root path."
+    left, right, feature = nodes.left, nodes.right, nodes.feature
+    G = np.zeros((len(left), n_words), np.uint64)
+    F = np.zeros((depth + 2, depth + 1, n_words), np.uint64)   # per stack entry, per path-feature slot: the rows meeting its conditions
+    stack, ds = np.zeros(depth + 2, np.int64), np.zeros(depth + 2, np.int64)
+    path_feature = np.zeros(depth + 1, np.int64)
+    go = np.zeros(n_words, np.uint64)
+    everyone = ~np.uint64(0)
+    for tree in range(len(nodes.roots)):
+        root = nodes.roots[tree]
+        if left[root] < 0: continue
+        top = 0; stack[0] = root; ds[0] = 0
+        while top >= 0:
+            node, d = stack[top], ds[top]
+            if left[node] < 0:
+                top -= 1
+                continue
+            j = feature[node]
+            slot = d
+            for u in range(d):
+                if path_feature[u] == j: slot = u
+            if slot == d:
+                path_feature[d] = j
+                for w in range(n_words): F[top, d, w] = everyone
+            for w in range(n_words): go[w] = 0
+            for b in range(Z.shape[0]):
+                if goes_left(Z[b, j], node, nodes): go[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
+            dd = d + 1 if slot == d else d
+            for u in range(dd):
+                for w in range(n_words): F[top + 1, u, w] = F[top, u, w]
+            for w in range(n_words):                        # the entry at top becomes the right child, top + 1 the left one
+                F[top, slot, w] &= ~go[w]
+                F[top + 1, slot, w] &= go[w]
+                G[right[node], w] = F[top, slot, w]
+                G[left[node], w] = F[top + 1, slot, w]
+            stack[top] = right[node]; ds[top] = dd
+            stack[top + 1] = left[node]; ds[top + 1] = dd
+            top += 1
+    return G
+
 # %% ../../../nbs/12b_tree_indices.ipynb #111403e0
 @njit(cache=True)
 def _pattern_leaf(S, d, c0, k, pattern, count, M1, M2, first, pairs, l, L, lab, idx):
-    "Background sums of the unit leaf's terms for row pattern S: per feature of A (l, lab), per pair of A (L), and for B = T (returned)."
+    "Background sums of the unit leaf's terms for row pattern S: per feature of A (l, lab), per pair of A (L), for B = T, and the features U in play."
     full = (np.int64(1) << d) - 1
     T = full & ~S                                           # the conditions x misses: every contributing z meets them, so B = T
     beta = 0
     for i in range(d): beta += (T >> i) & 1
-    sB, sBB, any_term = 0.0, 0.0, False
+    sB, sBB, U, any_term = 0.0, 0.0, np.int64(0), False     # l, lab and L are zero on entry; the caller clears what it read
     for u in range(k):
         Zp = pattern[c0 + u]
         if T & ~Zp: continue                                # a condition neither x nor z meets: the leaf is 0
@@ -428,12 +471,8 @@ def _pattern_leaf(S, d, c0, k, pattern, count, M1, M2, first, pairs, l, L, lab, 
             if (Am >> i) & 1:
                 idx[alpha] = i; alpha += 1
         if alpha + beta == 0: continue
-        if not any_term:                                    # zero what the S features accumulate
-            for i in range(d):
-                l[i] = 0.0; lab[i] = 0.0
-                if (S >> i) & 1:
-                    for j in range(i + 1, d): L[i, j] = 0.0
-            any_term = True
+        any_term = True
+        U |= Am
         c = count[c0 + u]
         if first:
             if beta > 0: sB += c * M1[alpha, beta - 1]
@@ -449,48 +488,117 @@ def _pattern_leaf(S, d, c0, k, pattern, count, M1, M2, first, pairs, l, L, lab, 
                 faa = c * M2[alpha - 2, beta]
                 for a in range(alpha):
                     for b in range(a + 1, alpha): L[idx[a], idx[b]] += faa
-    return any_term, T, sB, sBB
+    return any_term, T, U | T, sB, sBB
+
+# %% ../../../nbs/12b_tree_indices.ipynb #5e9c1a04
+_CACHED_PATTERNS = 8       # row patterns S cached per leaf of the tree being walked (each: its features in play and their terms)
+_CACHE_FLOATS = 2**18      # at most this many floats of cache per chunk of rows; fewer patterns per leaf on trees with many leaves
 
 # %% ../../../nbs/12b_tree_indices.ipynb #4a9dc408
 @njit(cache=True, parallel=True)
-def _pattern_rows(X, n_chunks, nodes, depth, leaves, leaf_tree, distinct, slots, cap_start, pattern, count, used, M1, M2,
-                  first, pairs, n_background, p, n_outputs):
+def _pattern_rows(X, n_chunks, nodes, depth, leaf_index, distinct, slots, cap_start, pattern, count, used, M1, M2,
+                  first, pairs, n_background, p, n_outputs, G, n_words, last_word, tree_lo, max_leaves, C, d1):
     "Interventional first-order terms (n, p, k) and pair terms (n, p, p, k, one triangle) of every row from the background patterns."
     n = X.shape[0]
     phi = np.zeros((n, p, n_outputs))
     M = np.zeros((n, p, p, n_outputs)) if pairs else np.zeros((n, 1, 1, n_outputs))
-    value = nodes.value
+    left, right, feature, value = nodes.left, nodes.right, nodes.feature, nodes.value
     k_leaf = value.shape[1]
-    n_nodes = len(nodes.left)
     for chunk in prange(n_chunks):
         stack, ds, pat = np.zeros(depth + 2, np.int64), np.zeros(depth + 2, np.int64), np.zeros(depth + 2, np.int64)
+        W, cur = np.zeros((depth + 2, n_words), np.uint64), np.zeros(n_words, np.uint64)   # per stack entry: the rows that can still count
         path_feature = np.zeros(depth + 1, np.int64)
-        out = np.zeros(n_nodes, np.int64)
-        l, L, lab, idx = np.zeros(depth + 1), np.zeros((depth + 1, depth + 1)), np.zeros(depth + 1), np.zeros(depth + 1, np.int64)
-        for i in range(chunk * n // n_chunks, (chunk + 1) * n // n_chunks):
-            for tree in range(len(nodes.roots)):
-                root = nodes.roots[tree]
-                if nodes.left[root] < 0: continue
-                _row_patterns(X[i], root, nodes, stack, ds, pat, path_feature, out)
-                out_col = nodes.tree_output[tree]
-                for li in range(np.searchsorted(leaf_tree, tree), np.searchsorted(leaf_tree, tree + 1)):
-                    leaf = leaves[li]
-                    d = distinct[leaf]
-                    any_term, T, sB, sBB = _pattern_leaf(out[leaf], d, cap_start[li], used[li], pattern, count, M1, M2, first,
-                                                         pairs, l, L, lab, idx)
-                    if not any_term: continue
-                    for o in range(k_leaf):
-                        v = value[leaf, o] / n_background
-                        if v == 0.0: continue
-                        col = out_col if out_col >= 0 else o
-                        for a in range(d):
-                            fa, ta = slots[leaf, a], (T >> a) & 1
-                            if first: phi[i, fa, col] += v * (-sB if ta else l[a])
-                            if pairs:
-                                for b in range(a + 1, d):
-                                    tb = (T >> b) & 1
-                                    val = (sBB if tb else -lab[b]) if ta else (-lab[a] if tb else L[a, b])
-                                    M[i, fa, slots[leaf, b], col] += v * val
+        l, L, lab = np.zeros(depth + 1), np.zeros((depth + 1, depth + 1)), np.zeros(depth + 1)
+        idx = np.zeros(depth + 1, np.int64)
+        scratch = max_leaves * C                            # per leaf of the current tree C cached row patterns S, then a spare entry
+        ckey, cnu = np.zeros(scratch + 1, np.int64), np.zeros(scratch + 1, np.int64)
+        cidx = np.zeros((scratch + 1, d1), np.int64)
+        cphi, cpair = np.zeros((scratch + 1, d1)), np.zeros((scratch + 1, d1, d1) if pairs else (scratch + 1, 1, 1))
+        nslot = np.zeros(max(max_leaves, 1), np.int64)
+        for tree in range(len(nodes.roots)):                # tree by tree: its patterns stay in cache for all the chunk's rows
+            root = nodes.roots[tree]
+            if left[root] < 0: continue
+            out_col = nodes.tree_output[tree]
+            lo = tree_lo[tree]
+            nslot[:] = 0
+            for i in range(chunk * n // n_chunks, (chunk + 1) * n // n_chunks):
+                x = X[i]
+                top = 0; stack[0] = root; ds[0] = 0; pat[0] = 0
+                for w in range(n_words): W[0, w] = ~np.uint64(0)
+                W[0, n_words - 1] = last_word
+                while top >= 0:
+                    node, d, s = stack[top], ds[top], pat[top]
+                    top -= 1
+                    if left[node] < 0:
+                        ll = leaf_index[node] - lo
+                        e = -1                              # rows with the same pattern S at a leaf get the same terms
+                        for c in range(nslot[ll]):
+                            if ckey[ll * C + c] == s:
+                                e = ll * C + c
+                                break
+                        if e < 0:
+                            e = ll * C + nslot[ll] if nslot[ll] < C else scratch
+                            if nslot[ll] < C:
+                                ckey[e] = s; nslot[ll] += 1
+                            li = ll + lo
+                            any_term, T, U, sB, sBB = _pattern_leaf(s, d, cap_start[li], used[li], pattern, count, M1, M2, first,
+                                                                    pairs, l, L, lab, idx)
+                            nu = 0
+                            if any_term:
+                                for a in range(d):
+                                    if (U >> a) & 1:
+                                        cidx[e, nu] = a; nu += 1
+                                for ia in range(nu):
+                                    a = cidx[e, ia]
+                                    ta = (T >> a) & 1
+                                    cphi[e, ia] = -sB if ta else l[a]
+                                    if pairs:
+                                        for ib in range(ia + 1, nu):
+                                            b = cidx[e, ib]
+                                            tb = (T >> b) & 1
+                                            cpair[e, ia, ib] = (sBB if tb else -lab[b]) if ta else (-lab[a] if tb else L[a, b])
+                                for ia in range(nu):
+                                    a = cidx[e, ia]
+                                    l[a] = 0.0; lab[a] = 0.0
+                                    for ib in range(ia + 1, nu): L[a, cidx[e, ib]] = 0.0
+                            cnu[e] = nu
+                        nu = cnu[e]
+                        if nu == 0: continue
+                        for o in range(k_leaf):
+                            v = value[node, o] / n_background
+                            if v == 0.0: continue
+                            col = out_col if out_col >= 0 else o
+                            for ia in range(nu):
+                                fa = slots[node, cidx[e, ia]]
+                                if first: phi[i, fa, col] += v * cphi[e, ia]
+                                if pairs:
+                                    for ib in range(ia + 1, nu):
+                                        M[i, fa, slots[node, cidx[e, ib]], col] += v * cpair[e, ia, ib]
+                        continue
+                    for w in range(n_words): cur[w] = W[top + 1, w]
+                    j = feature[node]
+                    slot = d
+                    for u in range(d):
+                        if path_feature[u] == j: slot = u
+                    if slot == d: path_feature[d] = j
+                    bit = np.int64(1) << slot
+                    if slot == d: s |= bit
+                    met = (s & bit) != 0                    # x meets every condition on j so far
+                    x_left = goes_left(x[j], node, nodes)
+                    dd = d + 1 if slot == d else d
+                    for side in range(2):                   # right pushed first, so left is walked first
+                        child = left[node] if side == 1 else right[node]
+                        if met and x_left == (side == 1):   # x still meets j: the same rows can count
+                            top += 1
+                            for w in range(n_words): W[top, w] = cur[w]
+                            stack[top] = child; ds[top] = dd; pat[top] = s
+                            continue
+                        alive = np.uint64(0)                # x misses j: only rows meeting all of j's conditions count
+                        for w in range(n_words): alive |= cur[w] & G[child, w]
+                        if alive == 0: continue             # none left: the whole subtree gives 0
+                        top += 1
+                        for w in range(n_words): W[top, w] = cur[w] & G[child, w]
+                        stack[top] = child; ds[top] = dd; pat[top] = s & ~bit
     return phi, M
 
 # %% ../../../nbs/12b_tree_indices.ipynb #55c1a84d
@@ -514,10 +622,21 @@ def _pattern_terms(e: TreeEnsemble, rows, background, m1: IndexMeasure, m2: Inde
     cap_start = np.concatenate([[0], np.cumsum(cap)[:-1]]).astype(np.int64)
     pattern, count, used = np.zeros(int(cap.sum()), np.int64), np.zeros(int(cap.sum())), np.zeros(len(leaves), np.int64)
     _background_patterns(background, nodes, depth, leaves, leaf_tree, cap_start, pattern, count, used)
+    leaf_index = np.full(len(e.left), -1, np.int64)
+    leaf_index[leaves] = np.arange(len(leaves))
+    n_words = -(-len(background) // 64)
+    rest = len(background) - 64 * (n_words - 1)             # rows in the last word
+    last_word = np.uint64(2**64 - 1) if rest == 64 else np.uint64(2**rest - 1)
+    G = _edge_sets(background, nodes, depth, n_words)
     d_max = int(distinct.max())
-    threads = numba.get_num_threads()
-    return _pattern_rows(rows, max(1, min(n, 8 * threads)), nodes, depth, leaves, leaf_tree, distinct, slots, cap_start, pattern,
-                         count, used, _moments(m1, d_max), _moments(m2, d_max), first, pairs, float(len(background)), p, k)
+    tree_lo = np.searchsorted(leaf_tree, np.arange(len(e.roots))).astype(np.int64)   # each tree's first leaf in `leaves`
+    max_leaves = int(np.diff(np.append(tree_lo, len(leaves))).max()) if len(e.roots) else 0
+    per_entry = (d_max + 1) ** 2 if pairs else d_max + 1
+    C = int(min(_CACHED_PATTERNS, _CACHE_FLOATS // max(1, max_leaves * per_entry)))  # 0: no cache, every leaf computed afresh
+    threads = numba.get_num_threads()                      # one chunk of rows per thread: each walks the trees in turn
+    return _pattern_rows(rows, max(1, min(n, threads)), nodes, depth, leaf_index, distinct, slots, cap_start, pattern, count,
+                         used, _moments(m1, d_max), _moments(m2, d_max), first, pairs, float(len(background)), p, k, G, n_words,
+                         last_word, tree_lo, max_leaves, C, d_max + 1)
 
 # %% ../../../nbs/12b_tree_indices.ipynb #fae544a8
 KERNELS = ("auto", "edges", "leaves", "patterns")
