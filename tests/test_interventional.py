@@ -10,6 +10,8 @@ against
   several background rows at once (the mean of the product games);
 - the pair pass, on fully grown trees, for background sizes around the 64-row word boundaries, one background row,
   a background split into several passes, and row blocks around 64 rows;
+- the compact interventional leaf tables of notebook 12 (|S| + 1 entries per pattern S), unfolded, against the mean
+  product games leaf by leaf, and read through `table_values` against the walk and the brute force;
 and a mutation check: the kernel fed wrong weights must fail the brute force.
 """
 import numpy as np
@@ -26,6 +28,8 @@ from shapnb.exact.trees import pathwise
 from shapnb.exact.trees.pathwise import pathwise_values, _bitset_values, _explain_rows_bits, _pair_weights, _path_slots, \
     _background_bits
 from shapnb.exact.trees.explainer import TreeExplainer
+from shapnb.exact.trees.ensemble import TreePathGame
+from shapnb.exact.trees.tables import interventional_tables, table_values, _leaf_entries, _pattern_offsets
 
 rng = np.random.default_rng(5)
 X = rng.normal(size=(400, 5))
@@ -202,3 +206,82 @@ def test_mutation_wrong_weights_are_caught():
     np.testing.assert_allclose(run(right_w)[..., 0], truth, rtol=0, atol=1e-10)
     np.testing.assert_allclose(_bitset_values(e, rows, background, trees)[..., 0], truth, rtol=0, atol=1e-10)
     assert np.abs(run(right_w[::-1].copy())[..., 0] - truth).max() > 1e-3
+
+
+# --- the compact interventional leaf tables (notebook 12) ------------------------------------------------------
+
+TABLE_TREES = {
+    "constant": lambda: DecisionTreeRegressor(random_state=0).fit(X, np.ones(len(X))),             # one leaf: d = 0
+    "stump": lambda: DecisionTreeRegressor(max_depth=1, random_state=0).fit(X, y),                # d = 1
+    "depth2": lambda: DecisionTreeRegressor(max_depth=2, random_state=1).fit(X, y),
+    "depth5_3features": lambda: DecisionTreeRegressor(max_depth=5, random_state=0).fit(X[:, :3], y),   # repeated features
+    "depth8_2features": lambda: DecisionTreeRegressor(max_depth=8, random_state=0).fit(X[:, :2], y),
+    "rf_reg": MODELS["rf_reg"], "lgb_nan": MODELS["lgb_nan"], "rf_clf3": MODELS["rf_clf3"],
+}
+
+
+def leaf_paths(e):
+    "Per leaf, its root path as (node, went left) pairs, root first (walked here, independently of notebook 12)."
+    paths = {}
+    for root in e.roots:
+        stack = [(int(root), [])]
+        while stack:
+            node, path = stack.pop()
+            if e.left[node] < 0: paths[node] = path; continue
+            stack += [(int(e.left[node]), path + [(node, True)]), (int(e.right[node]), path + [(node, False)])]
+    return paths
+
+
+@pytest.mark.parametrize("name", sorted(TABLE_TREES))
+def test_compact_tables_are_the_full_ones(name):
+    "Every leaf's compact table, unfolded, is the mean product game table; the layout holds sum over S of (|S| + 1) entries."
+    e = tree_ensemble(TABLE_TREES[name]())
+    p = e.n_features
+    data = XN[:, :p] if name == "lgb_nan" else X[:, :p]
+    background = data[300:330]
+    tables = interventional_tables(e, background, every_tree=True)
+    assert tables.use.all() and tables.offsets is not None and tables.n_background == len(background)
+    z_left = [TreePathGame(e, z).goes_left for z in background]
+    size = np.diff(np.append(tables.start, len(tables.table)))
+    depths = set()
+    for leaf, path in leaf_paths(e).items():
+        slots = list(dict.fromkeys(int(e.feature[n]) for n, _ in path))       # features in order of first appearance
+        d = len(slots)
+        depths.add(d)
+        assert size[leaf] == sum(bin(S).count("1") + 1 for S in range(1 << d))
+        assert tables.offsets[1 << d] == size[leaf]
+        if d == 0: continue
+        s_z = np.ones((len(background), d))
+        for n, went_left in path:
+            for r in range(len(background)):
+                if z_left[r][n] != went_left: s_z[r, slots.index(int(e.feature[n]))] = 0.0
+        patterns = ((np.arange(1 << d)[:, None] >> np.arange(d)) & 1).astype(float)
+        full = np.mean([product_shapley(patterns, b) for b in s_z], axis=0)
+        np.testing.assert_allclose(_leaf_entries(tables, leaf, d), full, rtol=0, atol=1e-13)
+    assert size[e.left >= 0].sum() == 0 and size.sum() == len(tables.table)
+    if name == "constant": assert depths == {0}
+    if name == "stump": assert depths == {1}
+    rows = data[:25]
+    phi = table_values(e, rows, tables)
+    np.testing.assert_allclose(phi, pathwise_values(e, rows, background, method="bitset"), rtol=0, atol=1e-12)
+    for i in (0, 11):
+        for o in range(e.n_outputs):
+            np.testing.assert_allclose(phi[i, :, o], brute_force(e, e.as_rows(rows[i:i + 1])[0][0], e.as_rows(background)[0], o),
+                                       rtol=0, atol=1e-10)
+
+
+def test_compact_tables_fit_more_trees():
+    "The pattern offsets are the running sums of |S| + 1, and a limit that held the full tables of k trees holds more compact ones."
+    off = _pattern_offsets(10)
+    counts = np.array([bin(S).count("1") + 1 for S in range(1 << 10)])
+    np.testing.assert_array_equal(off, np.concatenate([[0], np.cumsum(counts)]))
+    for d in range(11): assert off[1 << d] == (1 << d) * (d + 2) // 2
+    e = tree_ensemble(RandomForestRegressor(n_estimators=20, max_depth=6, random_state=0).fit(X, y))
+    background = X[300:340]
+    every = interventional_tables(e, background, every_tree=True)
+    distinct = [len(set(int(e.feature[n]) for n, _ in path)) for path in leaf_paths(e).values()]
+    full_doubles = sum(d << d for d in distinct)                     # the 2^d x d layout
+    assert len(every.table) == sum((1 << d) * (d + 2) // 2 for d in distinct) < 0.8 * full_doubles
+    limit = 8 * full_doubles // 2                                     # half the full tables' bytes
+    half = interventional_tables(e, background, max_bytes=limit, every_tree=True)
+    assert half.table.nbytes <= limit and half.use.sum() > len(e.roots) // 2

@@ -89,15 +89,17 @@ def _fill_leaf_tables(nodes, rules, depth, start, table):
 class LeafTables(NamedTuple):
     "The leaf tables of an ensemble: which trees have them, where each leaf's table starts, and the tables."
     use: np.ndarray        # (T,) bool: the trees that have tables
-    start: np.ndarray      # (n,) int64: each leaf's offset into `table` (2^d patterns x d entries from there)
+    start: np.ndarray      # (n,) int64: each leaf's offset into `table` (its patterns' entries from there)
     table: np.ndarray      # (entries,) float64: all tables, back to back
     n_background: int = 0  # 0: path-dependent tables; otherwise the number of background rows of interventional ones (section below)
+    offsets: np.ndarray | None = None  # None: 2^d x d entries per leaf; else the compact layout of interventional tables, each pattern's offset
 
 # %% ../../../nbs/12_leaf_tables.ipynb #0bc4a9aa
-def _table_layout(ensemble, distinct, max_bytes, wanted=None, order=None):
+def _table_layout(ensemble, distinct, max_bytes, wanted=None, order=None, compact=False):
     "Which trees get tables (the `wanted` ones whose tables fit the limits, taken in `order`, default model order) and each leaf's offset and size."
     e = ensemble
-    size = np.where(e.left < 0, np.exp2(distinct) * distinct, 0.0)     # float: 2^d overflows integers on deep paths
+    per_pattern = distinct / 2 + 1 if compact else distinct           # compact: sum over S of |S| + 1 = 2^d (d/2 + 1)
+    size = np.where(e.left < 0, np.exp2(distinct) * per_pattern, 0.0)  # float: 2^d overflows integers on deep paths
     per_tree = np.add.reduceat(size, e.roots)
     use = (per_tree <= TABLE_TREE_DOUBLES) & (max_bytes > 0)
     if wanted is not None: use &= wanted
@@ -146,7 +148,7 @@ def _split_patterns(X, r0, R, node, nodes, top, d, path_feature, patterns, row_l
 
 # %% ../../../nbs/12_leaf_tables.ipynb #c29be7b7
 @njit(cache=True, parallel=True)
-def _explain_rows_tables(X, n_chunks, nodes, depth, n_outputs, start, table, block):
+def _explain_rows_tables(X, n_chunks, nodes, depth, n_outputs, start, table, block, compact, offsets):
     "Shapley values (n, p, k) of every row through the leaf tables of the trees of `nodes`, `block` rows at a time."
     left, value = nodes.left, nodes.value
     n, p = X.shape
@@ -171,9 +173,19 @@ def _explain_rows_tables(X, n_chunks, nodes, depth, n_outputs, start, table, blo
                         for o in range(k_leaf):
                             v = value[node, o]
                             col = out_col if out_col >= 0 else o
-                            for r in range(R):
-                                row = start[node] + patterns[top, r] * d
-                                for i in range(d): phi[r0 + r, path_feature[i], col] += v * table[row + i]
+                            if compact:                             # the shared value, then the features in S
+                                for r in range(R):
+                                    S = patterns[top, r]
+                                    row = start[node] + offsets[S]
+                                    c = 0                                   # features of S so far; no branch on S
+                                    for i in range(d):
+                                        b = (S >> i) & 1
+                                        c += b
+                                        phi[r0 + r, path_feature[i], col] += v * table[row + c * b]
+                            else:
+                                for r in range(R):
+                                    row = start[node] + patterns[top, r] * d
+                                    for i in range(d): phi[r0 + r, path_feature[i], col] += v * table[row + i]
                         top -= 1
                         continue
                     _split_patterns(X, r0, R, node, nodes, top, d, path_feature, patterns, row_left, stack, ds)
@@ -199,7 +211,8 @@ def table_values(ensemble: TreeEnsemble,            # the model, `tree_ensemble(
     threads = numba.get_num_threads()
     chunks = min(len(rows), threads * -(-len(rows) // (block * threads)))   # as many per thread, at most `block` rows each
     return _explain_rows_tables(rows, chunks, e.nodes().select(use), int(e.max_depth[use].max()) + 2, e.n_outputs,
-                                tables.start, tables.table, block)
+                                tables.start, tables.table, block, tables.offsets is not None,
+                                np.zeros(1, np.int64) if tables.offsets is None else tables.offsets)
 
 # %% ../../../nbs/12_leaf_tables.ipynb #72ca014c
 def _beta_weights(d_max: int) -> np.ndarray:
@@ -240,7 +253,7 @@ def _background_histograms(Z, nodes, depth, hstart, hist):
 # %% ../../../nbs/12_leaf_tables.ipynb #6131f847
 @njit(cache=True, parallel=True)
 def _fill_interventional(leaves, distinct, hstart, hist, start, beta, n_background, n_chunks, table):
-    "Fill each leaf's table from its background histogram: the mean unit-value Shapley values of every pattern of x."
+    "Fill each leaf's compact table from its background histogram: per pattern S of x, the shared value, then the features in S."
     d_max = 0
     for leaf in leaves: d_max = max(d_max, distinct[leaf])
     for chunk in prange(n_chunks):
@@ -251,7 +264,7 @@ def _fill_interventional(leaves, distinct, hstart, hist, start, beta, n_backgrou
             leaf = leaves[li]
             d = distinct[leaf]
             full = (1 << d) - 1
-            h0, t0 = hstart[leaf], start[leaf]
+            h0, pos = hstart[leaf], start[leaf]
             for s in range(1 << d):                             # U[c, r]: background patterns covering c, of rank r
                 for r in range(d + 1): U[s, r] = 0.0
                 U[s, count[s]] = hist[h0 + s]
@@ -266,13 +279,35 @@ def _fill_interventional(leaves, distinct, hstart, hist, start, beta, n_backgrou
                 z_only = 0.0
                 if l > 0:
                     for r in range(d + 1): z_only += U[c, r] * beta[d - r + 1, l]
+                table[pos] = -z_only / n_background                 # shared by the features not in S
+                pos += 1
                 for i in range(d):
                     if (S >> i) & 1:
                         acc = 0.0
                         for r in range(d): acc += (U[c, r] - U[c | (1 << i), r]) * beta[d - r, l + 1]
-                        table[t0 + S * d + i] = acc / n_background
-                    else: table[t0 + S * d + i] = -z_only / n_background
+                        table[pos] = acc / n_background
+                        pos += 1
     return table
+
+# %% ../../../nbs/12_leaf_tables.ipynb #de402ecd
+def _pattern_offsets(d_max: int) -> np.ndarray:
+    "Offsets of the patterns S = 0 .. 2^d_max in a compact leaf table (|S| + 1 entries each); entry 2^d is the size of a table of d slots."
+    S = np.arange(1 << d_max, dtype=np.int64)
+    popcount = sum((S >> i) & 1 for i in range(d_max)) if d_max else np.zeros(1, np.int64)
+    return np.concatenate([[0], np.cumsum(popcount + 1)]).astype(np.int64)
+
+# %% ../../../nbs/12_leaf_tables.ipynb #a68da39b
+def _leaf_entries(tables: LeafTables, leaf: int, d: int) -> np.ndarray:
+    "The (2^d, d) table of `leaf` (d distinct path features), unfolded from the compact layout where needed."
+    t0 = tables.start[leaf]
+    if tables.offsets is None: return tables.table[t0:t0 + (d << d)].reshape(1 << d, d)
+    out = np.empty((1 << d, d))
+    for S in range(1 << d):
+        row = t0 + tables.offsets[S]
+        inside = ((S >> np.arange(d)) & 1).astype(bool)
+        out[S] = tables.table[row]
+        out[S, inside] = tables.table[row + 1:row + 1 + inside.sum()]
+    return out
 
 # %% ../../../nbs/12_leaf_tables.ipynb #b93eb71f
 PASS_COST = 10   # table look-ups worth one step (node x quadrature node x background row) of the edge-wise pass
@@ -296,9 +331,9 @@ def interventional_tables(ensemble: TreeEnsemble,        # the model, `tree_ense
     lookups = np.add.reduceat(np.where(is_leaf, distinct, 0), e.roots)
     pass_steps = PASS_COST * len(Z) * e.nodes_per_tree * np.maximum(e.max_depth, 1)
     pays = lookups <= pass_steps
-    table_size = np.add.reduceat(np.where(is_leaf, np.exp2(distinct) * distinct, 0.0), e.roots)
+    table_size = np.add.reduceat(np.where(is_leaf, np.exp2(distinct) * (distinct / 2 + 1), 0.0), e.roots)
     order = np.argsort(table_size / pass_steps, kind="stable")     # the most pass work saved per byte first
-    use, start, size, owner = _table_layout(e, distinct, max_bytes, None if every_tree else pays, order)
+    use, start, size, owner = _table_layout(e, distinct, max_bytes, None if every_tree else pays, order, compact=True)
     table = np.zeros(int(size.sum()))
     if use.any():
         hsize = np.where(use[owner] & is_leaf, 1 << np.minimum(distinct, 62), 0).astype(np.int64)
@@ -308,4 +343,5 @@ def interventional_tables(ensemble: TreeEnsemble,        # the model, `tree_ense
         if len(leaves):
             _fill_interventional(leaves, distinct, hstart, hist, start, _beta_weights(int(distinct[leaves].max())),
                                  float(len(Z)), min(len(leaves), 8 * numba.get_num_threads()), table)
-    return LeafTables(use, start, table, len(Z))
+    offsets = _pattern_offsets(int(distinct[use[owner] & is_leaf].max()) if use.any() else 0)
+    return LeafTables(use, start, table, len(Z), offsets)
