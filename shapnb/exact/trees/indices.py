@@ -10,6 +10,7 @@ import numba
 from numba import njit, prange
 from ...core.indices import IndexMeasure, check_semivalue, semivalue_measure, check_interaction, interaction_measure
 from .ensemble import TreeEnsemble, goes_left
+from .pathwise import _block_scratch, _explain_tree_block, _path_slot
 
 # %% auto #0
 __all__ = ['KERNELS', 'PATTERN_BITS', 'IndexRules', 'index_rules', 'tree_semivalues', 'tree_interactions']
@@ -140,9 +141,7 @@ def _leaf_tree(x, z, interventional, tree, nodes, r1, r2, first, pairs, s, phi, 
                         for j in range(i + 1, na): M[fi, path_feature[act[j]], col] += v * L[i, j]
             continue
         j = feature[node]
-        slot = d
-        for u in range(d):
-            if path_feature[u] == j: slot = u
+        slot = _path_slot(path_feature, d, j)
         if slot == d:
             path_feature[d] = j; an[d] = 1.0; bn[d] = 1.0
         x_left = goes_left(x[j], node, nodes)
@@ -180,144 +179,7 @@ def _leaf_rows(X, background, interventional, n_chunks, nodes, r1, r2, first, pa
     return phi, M
 
 # %% ../../../nbs/12b_tree_indices.ipynb #1a160592
-_ROW_BLOCK = 128   # rows that walk a tree together in the edge-wise pass (a compile-time constant of the kernels)
-
-# %% ../../../nbs/12b_tree_indices.ipynb #77044bb2
-class _EdgeScratch(NamedTuple):
-    A: np.ndarray        # (p, R)
-    B: np.ndarray        # (p,)
-    seen: np.ndarray     # (p,) int64
-    path: np.ndarray     # (depth,) int64
-    stage: np.ndarray    # (depth,) int64
-    old_a: np.ndarray    # (depth, R)
-    old_b: np.ndarray    # (depth,)
-    x_left: np.ndarray   # (depth, R) bool
-    P: np.ndarray        # (depth, m, R)
-    C: np.ndarray        # (depth, m, R)
-    H: np.ndarray        # (depth, k, m, R)
-    fac: np.ndarray      # (3, m)
-    coef: np.ndarray     # (3, m)
-    a_next: np.ndarray   # (R,)
-    acc: np.ndarray      # (R,)
-    E: np.ndarray        # (m, R) the current edge's contribution per node
-    pacc: np.ndarray     # (R,)
-
-# %% ../../../nbs/12b_tree_indices.ipynb #f041af24
-@njit(cache=True)
-def _edge_scratch(p, depth, m, k_leaf):
-    R = _ROW_BLOCK
-    return _EdgeScratch(np.ones((p, R)), np.ones(p), np.zeros(p, np.int64), np.zeros(depth, np.int64), np.zeros(depth, np.int64),
-                        np.ones((depth, R)), np.ones(depth), np.zeros((depth, R), np.bool_), np.ones((depth, m, R)),
-                        np.zeros((depth, m, R)), np.zeros((depth, k_leaf, m, R)), np.zeros((3, m)), np.zeros((3, m)),
-                        np.zeros(R), np.zeros(R), np.zeros((m, R)), np.zeros(R))
-
-# %% ../../../nbs/12b_tree_indices.ipynb #2716c2ad
-@njit(cache=True, fastmath={"reassoc", "contract", "arcp"})
-def _edge_pairs(M, r0, R, d, j, col, m, path, feature, C, E, pacc):
-    "Pair terms of the edge below level d (feature j, contributions E) with every edge above it on the path."
-    for u in range(d):
-        fu = feature[path[u]]
-        if fu == j: continue
-        for r in range(R): pacc[r] = 0.0
-        for q in range(m):
-            for r in range(R): pacc[r] += C[u + 1, q, r] * E[q, r]
-        for r in range(R): M[r0 + r, fu, j, col] += pacc[r]
-
-# %% ../../../nbs/12b_tree_indices.ipynb #69636ff9
-@njit(cache=True, fastmath={"reassoc", "contract", "arcp"})
-def _edge_tree_block(X, r0, R, tree, rules, nodes, s, phi, M, pairs):
-    "Path-dependent first-order (and pair) terms of rows r0..r0+R through one tree, added to phi (n, p, k) and M (n, p, p, k)."
-    t, w, inv_1mt, m = rules.t[tree], rules.w[tree], rules.inv_1mt[tree], rules.m[tree]
-    left, right, feature, share, value = nodes.left, nodes.right, nodes.feature, nodes.share, nodes.value
-    A, B, seen, path, stage, old_a, old_b, x_left, P, C, H, fac, coef, a_next, acc, E, pacc = s
-    k_leaf = value.shape[1]
-    out_col = nodes.tree_output[tree]
-    root = nodes.roots[tree]
-    if left[root] < 0: return
-    d = 0
-    path[0] = root; stage[0] = 0
-    for q in range(m):
-        for r in range(R): P[0, q, r] = w[q]
-    while d >= 0:
-        node = path[d]
-        j = feature[node]
-        if stage[d] == 0:
-            for r in range(R):
-                x_left[d, r] = goes_left(X[r0 + r, j], node, nodes)
-                old_a[d, r] = A[j, r]
-            old_b[d] = B[j]
-            for o in range(k_leaf):
-                for q in range(m):
-                    for r in range(R): H[d, o, q, r] = 0.0
-        elif path[d + 1] >= 0:                              # back from an internal child
-            for o in range(k_leaf):
-                for r in range(R): acc[r] = 0.0
-                for q in range(m):
-                    for r in range(R):
-                        h = H[d + 1, o, q, r]
-                        H[d, o, q, r] += h
-                        e = C[d + 1, q, r] * h
-                        E[q, r] = e
-                        acc[r] += e
-                col = out_col if out_col >= 0 else o
-                for r in range(R): phi[r0 + r, j, col] += acc[r]
-                if pairs: _edge_pairs(M, r0, R, d, j, col, m, path, feature, C, E, pacc)
-            for r in range(R): A[j, r] = old_a[d, r]
-            B[j] = old_b[d]; seen[j] -= 1
-        descended = False
-        while stage[d] < 2:
-            go_left = stage[d] == 0
-            child = left[node] if go_left else right[node]
-            stage[d] += 1
-            path[d + 1] = -1
-            b_old = old_b[d]
-            b_new = b_old * share[child]
-            any_row = False
-            for r in range(R):
-                a_next[r] = old_a[d, r] if x_left[d, r] == go_left else 0.0
-                any_row = any_row or a_next[r] > 0.0
-            if b_new == 0.0 and not any_row: continue
-            for q in range(m):
-                tq = t[q]
-                f_keep = b_new + tq * (1.0 - b_new)
-                if seen[j] == 0:
-                    fac[0, q] = f_keep; coef[0, q] = (1.0 - b_new) / f_keep
-                    fac[1, q] = b_new * (1.0 - tq); coef[1, q] = -inv_1mt[q]
-                    fac[2, q] = 0.0; coef[2, q] = 0.0
-                else:
-                    f_was = b_old + tq * (1.0 - b_old)
-                    before = (1.0 - b_old) / f_was
-                    fac[0, q] = f_keep / f_was; coef[0, q] = (1.0 - b_new) / f_keep - before
-                    fac[1, q] = b_new * (1.0 - tq) / f_was; coef[1, q] = -inv_1mt[q] - before
-                    fac[2, q] = share[child] if b_old > 0.0 else 0.0; coef[2, q] = 0.0
-            if left[child] < 0:
-                for o in range(k_leaf):
-                    v = value[child, o]
-                    for r in range(R): acc[r] = 0.0
-                    for q in range(m):
-                        for r in range(R):
-                            keep, was = a_next[r], old_a[d, r]
-                            h = v * P[d, q, r] * (keep * fac[0, q] + (was - keep) * fac[1, q] + (1.0 - was) * fac[2, q])
-                            H[d, o, q, r] += h
-                            e = (keep * coef[0, q] + (was - keep) * coef[1, q]) * h
-                            E[q, r] = e
-                            acc[r] += e
-                    col = out_col if out_col >= 0 else o
-                    for r in range(R): phi[r0 + r, j, col] += acc[r]
-                    if pairs: _edge_pairs(M, r0, R, d, j, col, m, path, feature, C, E, pacc)
-                continue
-            for q in range(m):
-                for r in range(R):
-                    keep, was = a_next[r], old_a[d, r]
-                    P[d + 1, q, r] = P[d, q, r] * (keep * fac[0, q] + (was - keep) * fac[1, q] + (1.0 - was) * fac[2, q])
-                    C[d + 1, q, r] = keep * coef[0, q] + (was - keep) * coef[1, q]
-            for r in range(R): A[j, r] = a_next[r]
-            B[j] = b_new; seen[j] += 1
-            path[d + 1] = child; stage[d + 1] = 0
-            d += 1
-            descended = True
-            break
-        if not descended: d -= 1
+_ROW_BLOCK = 128   # rows that walk a tree together in the edge-wise pass (notebook 11's block kernel, larger blocks)
 
 # %% ../../../nbs/12b_tree_indices.ipynb #71c80cf9
 @njit(cache=True, parallel=True)
@@ -330,10 +192,10 @@ def _edge_rows(X, n_chunks, rules, depth, n_outputs, nodes, pairs):
     k_leaf = nodes.value.shape[1]
     for chunk in prange(n_chunks):
         lo, hi = chunk * n // n_chunks, (chunk + 1) * n // n_chunks
-        s = _edge_scratch(p, depth, mmax, k_leaf)
+        s = _block_scratch(p, depth, mmax, k_leaf, _ROW_BLOCK)
         for r0 in range(lo, hi, _ROW_BLOCK):
             R = min(_ROW_BLOCK, hi - r0)
-            for tree in range(len(nodes.roots)): _edge_tree_block(X, r0, R, tree, rules, nodes, s, phi, M, pairs)
+            for tree in range(len(nodes.roots)): _explain_tree_block(X, r0, R, tree, rules, nodes, s, phi, M, pairs)
     return phi, M
 
 # %% ../../../nbs/12b_tree_indices.ipynb #eb03fba8
@@ -353,9 +215,7 @@ def _path_slots(nodes, depth):
             if left[node] < 0:
                 for u in range(d): slots[node, u] = path_feature[u]
                 continue
-            slot = d
-            for u in range(d):
-                if path_feature[u] == feature[node]: slot = u
+            slot = _path_slot(path_feature, d, feature[node])
             if slot == d: path_feature[d] = feature[node]
             for child in (right[node], left[node]):
                 top += 1; stack[top] = child; ds[top] = d + 1 if slot == d else d
@@ -373,9 +233,7 @@ def _row_patterns(x, root, nodes, stack, ds, pat, path_feature, out):
             out[node] = s
             continue
         j = feature[node]
-        slot = d
-        for u in range(d):
-            if path_feature[u] == j: slot = u
+        slot = _path_slot(path_feature, d, j)
         if slot == d: path_feature[d] = j
         bit = np.int64(1) << slot
         if slot == d: s |= bit
@@ -431,9 +289,7 @@ def _edge_sets(Z, nodes, depth, n_words):
                 top -= 1
                 continue
             j = feature[node]
-            slot = d
-            for u in range(d):
-                if path_feature[u] == j: slot = u
+            slot = _path_slot(path_feature, d, j)
             if slot == d:
                 path_feature[d] = j
                 for w in range(n_words): F[top, d, w] = everyone
@@ -577,9 +433,7 @@ def _pattern_rows(X, n_chunks, nodes, depth, leaf_index, distinct, slots, cap_st
                         continue
                     for w in range(n_words): cur[w] = W[top + 1, w]
                     j = feature[node]
-                    slot = d
-                    for u in range(d):
-                        if path_feature[u] == j: slot = u
+                    slot = _path_slot(path_feature, d, j)
                     if slot == d: path_feature[d] = j
                     bit = np.int64(1) << slot
                     if slot == d: s |= bit

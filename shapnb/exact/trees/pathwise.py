@@ -135,7 +135,7 @@ def _explain_tree(x, z, tree, rules, nodes, s, phi):
     return phi
 
 # %% ../../../nbs/11_tree_pathwise.ipynb #757fc005
-ROW_BLOCK = 16   # rows that walk a tree together in path-dependent mode (a compile-time constant of the kernels)
+ROW_BLOCK = 16   # rows that walk a tree together in path-dependent mode (sizes the block kernel's buffers)
 
 # %% ../../../nbs/11_tree_pathwise.ipynb #2fc36e56
 class _BlockScratch(NamedTuple):
@@ -155,24 +155,38 @@ class _BlockScratch(NamedTuple):
     coef: np.ndarray     # (3, m) their coefficients
     a_next: np.ndarray   # (R,) each row's a_j after the edge
     acc: np.ndarray      # (R,) each row's contribution of the edge
+    E: np.ndarray        # (m, R) the edge's contribution per quadrature node (for the pair terms)
+    pacc: np.ndarray     # (R,) each row's pair term of two edges
 
 # %% ../../../nbs/11_tree_pathwise.ipynb #47c1d11c
 @njit(cache=True)
-def _block_scratch(p, depth, m, k_leaf):
-    "Fresh buffers for `_explain_tree_block`."
-    return _BlockScratch(np.ones((p, ROW_BLOCK)), np.ones(p), np.zeros(p, np.int64), np.zeros(depth, np.int64),
-                         np.zeros(depth, np.int64), np.ones((depth, ROW_BLOCK)), np.ones(depth),
-                         np.zeros((depth, ROW_BLOCK), np.bool_), np.ones((depth, m, ROW_BLOCK)),
-                         np.zeros((depth, m, ROW_BLOCK)), np.zeros((depth, k_leaf, m, ROW_BLOCK)), np.zeros((3, m)),
-                         np.zeros((3, m)), np.zeros(ROW_BLOCK), np.zeros(ROW_BLOCK))
+def _block_scratch(p, depth, m, k_leaf, rows):
+    "Fresh buffers for `_explain_tree_block` on blocks of up to `rows` rows."
+    R = rows
+    return _BlockScratch(np.ones((p, R)), np.ones(p), np.zeros(p, np.int64), np.zeros(depth, np.int64), np.zeros(depth, np.int64),
+                         np.ones((depth, R)), np.ones(depth), np.zeros((depth, R), np.bool_), np.ones((depth, m, R)),
+                         np.zeros((depth, m, R)), np.zeros((depth, k_leaf, m, R)), np.zeros((3, m)), np.zeros((3, m)),
+                         np.zeros(R), np.zeros(R), np.zeros((m, R)), np.zeros(R))
+
+# %% ../../../nbs/11_tree_pathwise.ipynb #2716c2ad
+@njit(cache=True, fastmath={"reassoc", "contract", "arcp"})
+def _pair_terms(M, r0, R, d, j, col, m, path, feature, C, E, pacc):
+    "Pair terms of the edge below level d (feature j, contributions E) with every edge above it on the path."
+    for u in range(d):
+        fu = feature[path[u]]
+        if fu == j: continue
+        for r in range(R): pacc[r] = 0.0
+        for q in range(m):
+            for r in range(R): pacc[r] += C[u + 1, q, r] * E[q, r]
+        for r in range(R): M[r0 + r, fu, j, col] += pacc[r]
 
 # %% ../../../nbs/11_tree_pathwise.ipynb #9da618ed
 @njit(cache=True, fastmath={"reassoc", "contract", "arcp"})
-def _explain_tree_block(X, r0, R, tree, rules, nodes, s, phi):
-    "Path-dependent Shapley values of rows r0..r0+R of X through one tree, added to phi (n, p, k)."
+def _explain_tree_block(X, r0, R, tree, rules, nodes, s, phi, M, pairs):
+    "Path-dependent Shapley values of rows r0..r0+R of X through one tree, added to phi (n, p, k); with `pairs`, pair terms to M (n, p, p, k)."
     t, w, inv_1mt, m = rules.t[tree], rules.w[tree], rules.inv_1mt[tree], rules.m[tree]
     left, right, feature, share, value = nodes.left, nodes.right, nodes.feature, nodes.share, nodes.value
-    A, B, seen, path, stage, old_a, old_b, x_left, P, C, H, fac, coef, a_next, acc = s
+    A, B, seen, path, stage, old_a, old_b, x_left, P, C, H, fac, coef, a_next, acc, E, pacc = s
     k_leaf = value.shape[1]
     out_col = nodes.tree_output[tree]
     root = nodes.roots[tree]
@@ -199,9 +213,12 @@ def _explain_tree_block(X, r0, R, tree, rules, nodes, s, phi):
                     for r in range(R):
                         h = H[d + 1, o, q, r]
                         H[d, o, q, r] += h
-                        acc[r] += C[d + 1, q, r] * h
+                        e = C[d + 1, q, r] * h
+                        E[q, r] = e
+                        acc[r] += e
                 col = out_col if out_col >= 0 else o
                 for r in range(R): phi[r0 + r, j, col] += acc[r]
+                if pairs: _pair_terms(M, r0, R, d, j, col, m, path, feature, C, E, pacc)
             for r in range(R): A[j, r] = old_a[d, r]
             B[j] = old_b[d]; seen[j] -= 1
         descended = False
@@ -239,9 +256,12 @@ def _explain_tree_block(X, r0, R, tree, rules, nodes, s, phi):
                             keep, was = a_next[r], old_a[d, r]
                             h = v * P[d, q, r] * (keep * fac[0, q] + (was - keep) * fac[1, q] + (1.0 - was) * fac[2, q])
                             H[d, o, q, r] += h
-                            acc[r] += (keep * coef[0, q] + (was - keep) * coef[1, q]) * h
+                            e = (keep * coef[0, q] + (was - keep) * coef[1, q]) * h
+                            E[q, r] = e
+                            acc[r] += e
                     col = out_col if out_col >= 0 else o
                     for r in range(R): phi[r0 + r, j, col] += acc[r]
+                    if pairs: _pair_terms(M, r0, R, d, j, col, m, path, feature, C, E, pacc)
                 continue
             for q in range(m):
                 for r in range(R):
@@ -270,10 +290,10 @@ def _explain_rows(X, background, interventional, n_chunks, rules, max_depth, n_o
     for chunk in prange(n_chunks):
         lo, hi = chunk * n // n_chunks, (chunk + 1) * n // n_chunks
         if not interventional:
-            block = _block_scratch(p, depth, mmax, k_leaf)
+            block, no_pairs = _block_scratch(p, depth, mmax, k_leaf, ROW_BLOCK), np.zeros((1, 1, 1, 1))
             for r0 in range(lo, hi, ROW_BLOCK):
                 R = min(ROW_BLOCK, hi - r0)
-                for tree in range(n_trees): _explain_tree_block(X, r0, R, tree, rules, nodes, block, phi)
+                for tree in range(n_trees): _explain_tree_block(X, r0, R, tree, rules, nodes, block, phi, no_pairs, False)
             continue
         pair = _pair_scratch(p, depth, mmax, k_leaf)
         for i in range(lo, hi):
@@ -312,6 +332,14 @@ def _pair_weights(d_max: int) -> np.ndarray:
             if b >= 1: W[1, a, b] = float(Fraction(factorial(a) * factorial(b - 1), factorial(a + b)))
     return W
 
+# %% ../../../nbs/11_tree_pathwise.ipynb #1673a742
+@njit(cache=True, inline="always")
+def _path_slot(path_feature, d, j):
+    "The slot of feature `j` among the `d` distinct features `path_feature[:d]` on a path; `d` when `j` is new there."
+    for u in range(d):
+        if path_feature[u] == j: return u
+    return d
+
 # %% ../../../nbs/11_tree_pathwise.ipynb #4b9cfb39
 @njit(cache=True)
 def _path_slots(nodes, depth, slot, count):
@@ -325,9 +353,7 @@ def _path_slots(nodes, depth, slot, count):
             node = stack[top]; top -= 1
             d = count[node]
             if left[node] < 0: continue
-            s = d
-            for u in range(d):
-                if path_feature[u] == feature[node]: s = u
+            s = _path_slot(path_feature, d, feature[node])
             path_feature[s] = feature[node]          # slots below d are the same on every path through this node
             slot[node] = s
             for child in (right[node], left[node]):

@@ -12,7 +12,7 @@ import numba
 from numba import njit, prange
 from ...core.validation import check_int
 from .ensemble import TreeEnsemble, goes_left
-from .pathwise import tree_rules
+from .pathwise import tree_rules, _path_slot
 
 # %% auto #0
 __all__ = ['TABLE_TREE_DOUBLES', 'TABLE_BYTES', 'TABLE_BLOCK', 'PASS_COST', 'LeafTables', 'leaf_tables', 'table_values',
@@ -74,9 +74,7 @@ def _fill_leaf_tables(nodes, rules, depth, start, table):
                         for i in range(d):
                             table[base + s * d + i] += w[k] * (((s >> i) & 1) - qn[i]) * pre[i] * suf[i + 1]
                 continue
-            slot = d
-            for u in range(d):
-                if path_feature[u] == feature[node]: slot = u
+            slot = _path_slot(path_feature, d, feature[node])
             if slot == d: path_feature[d] = feature[node]
             for child in (right[node], left[node]):     # left is pushed last, so it is walked first
                 top += 1; stack[top] = child
@@ -133,9 +131,7 @@ def leaf_tables(ensemble: TreeEnsemble,        # the model, `tree_ensemble(model
 def _split_patterns(X, r0, R, node, nodes, top, d, path_feature, patterns, row_left, stack, ds):
     "At the split `node` of a stack walk over rows r0..r0+R: push its children, splitting each row's pattern bits."
     j = nodes.feature[node]
-    slot = d
-    for u in range(d):
-        if path_feature[u] == j: slot = u
+    slot = _path_slot(path_feature, d, j)
     if slot == d: path_feature[d] = j
     bit = np.int64(1) << slot
     for r in range(R): row_left[r] = goes_left(X[r0 + r, j], node, nodes)
