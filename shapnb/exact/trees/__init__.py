@@ -34,7 +34,7 @@ __all__ = ["TreeExplainer", "tree_ensemble", "TreeEnsemble", "TreeNodes", "Categ
            "DECISION_LE", "DECISION_LT", "DECISION_CATEGORY", "MISSING_NAN", "MISSING_AS_ZERO", "MISSING_ZERO_OR_NAN",
            "LIGHTGBM_ZERO"]
 
-_TUNABLE = {"TABLE_BYTES": "tables", "TABLE_TREE_DOUBLES": "tables", "TABLE_BLOCK": "tables", "PASS_COST": "tables",
+_TUNABLE = {"TABLE_BYTES": "tables", "TABLE_TREE_DOUBLES": "tables", "TABLE_BLOCK": "tables", "PASS_COST": "tables", "TABLE_FILL": "tables",
             "ROW_BLOCK": "pathwise", "BIT_BLOCK": "pathwise", "BITS_BYTES": "pathwise"}
 
 

@@ -638,34 +638,48 @@ def _from_xgboost(model, iteration_range=None) -> TreeEnsemble:
     return ensemble
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #325ab3aa
-def _lightgbm_tree(root: dict, scale: float) -> dict:
-    "Node arrays of one tree of LightGBM's `dump_model()`, in preorder."
-    rows, stack = [], [(root, -1, False)]
-    missing_type = {"None": MISSING_AS_ZERO, "Zero": MISSING_ZERO_OR_NAN, "NaN": MISSING_NAN}
-    while stack:
-        node, parent, is_right = stack.pop()
-        me = len(rows)
-        if parent >= 0: rows[parent]["right" if is_right else "left"] = me
-        if "split_feature" in node:
-            categorical = node["decision_type"] == "=="
-            rows.append(dict(left=-1, right=-1, feature=node["split_feature"],
-                             threshold=np.nextafter(-1.0, 0.0) if categorical else float(node["threshold"]),   # C++ truncates -0.5 to 0
-                             decision=DECISION_CATEGORY if categorical else DECISION_LE,
-                             missing=missing_type[node["missing_type"]], default_left=bool(node["default_left"]) and not categorical,
-                             cover=float(node.get("internal_count", 0)), value=0.0,
-                             categories=[int(c) for c in str(node["threshold"]).split("||")] if categorical else None))
-            stack += [(node["right_child"], me, True), (node["left_child"], me, False)]
-        else:
-            rows.append(dict(left=-1, right=-1, feature=-1, threshold=0.0, decision=DECISION_LE, missing=MISSING_NAN,
-                             default_left=True, cover=float(node.get("leaf_count", 0)), value=node["leaf_value"] * scale,
-                             categories=None))
-    tree = {key: [r[key] for r in rows] for key in rows[0]}
-    tree["value"] = np.asarray(tree["value"], np.float64)[:, None]
+def _lightgbm_tree(fields: dict, scale: float) -> dict:
+    "Node arrays, in preorder, of one tree of LightGBM's model string (its `key=value` lines, as strings)."
+    def numbers(key, dtype, size, fill=0):                                  # a field of size `size`; `fill` where it is absent
+        text = fields.get(key, "").strip()
+        out = np.array(text.split(), dtype) if text else np.zeros(0, dtype)
+        return out if len(out) == size or size is None else np.full(size, fill, dtype)
+    values = numbers("leaf_value", np.float64, None) * scale
+    m = len(values) - 1                                                     # internal nodes 0..m-1; leaf l is node m + l
+    feature, threshold = numbers("split_feature", np.int64, m), numbers("threshold", np.float64, m)
+    kind = numbers("decision_type", np.int64, m)
+    node = lambda child: np.where(child >= 0, child, m + ~child)           # LightGBM's child codes: i internal, ~i leaf i
+    left_of, right_of = node(numbers("left_child", np.int64, m)), node(numbers("right_child", np.int64, m))
+    order, stack = [], [0]
+    while stack:                                                            # preorder: a parent before its children
+        v = stack.pop(); order.append(v)
+        if v < m: stack += [int(right_of[v]), int(left_of[v])]
+    order = np.array(order, np.int64)
+    place = np.empty_like(order); place[order] = np.arange(len(order))
+    categorical = (kind & 1) == 1
+    leaves = lambda fill, dtype=np.float64: np.full(m + 1, fill, dtype)
+    by_node = dict(                                                         # indexed by node: internal ones, then leaves
+        left=np.r_[place[left_of], leaves(-1, np.int64)], right=np.r_[place[right_of], leaves(-1, np.int64)],
+        feature=np.r_[feature, leaves(-1, np.int64)],
+        threshold=np.r_[np.where(categorical, np.nextafter(-1.0, 0.0), threshold), leaves(0.0)],   # C++ truncates -0.5 to 0
+        decision=np.r_[np.where(categorical, DECISION_CATEGORY, DECISION_LE), leaves(DECISION_LE, np.int64)],
+        missing=np.r_[np.array([MISSING_AS_ZERO, MISSING_ZERO_OR_NAN, MISSING_NAN, MISSING_NAN])[(kind >> 2) & 3],
+                      leaves(MISSING_NAN, np.int64)],                       # bits 2-3 of decision_type: None, Zero, NaN
+        default_left=np.r_[((kind & 2) == 2) & ~categorical, leaves(True, bool)],
+        cover=np.r_[numbers("internal_count", np.float64, m), numbers("leaf_count", np.float64, m + 1)],
+        value=np.r_[np.zeros(m), values])
+    tree = {key: column[order] for key, column in by_node.items()}
+    tree["value"] = tree["value"][:, None]
+    bounds, words = numbers("cat_boundaries", np.int64, None), numbers("cat_threshold", np.uint64, None)
+    def left_categories(v):                                                 # the categories going left: bits of 32-bit words
+        w = words[bounds[int(threshold[v])]:bounds[int(threshold[v]) + 1]]
+        return [32 * k + b for k, word in enumerate(w) for b in range(32) if (int(word) >> b) & 1]
+    tree["categories"] = [left_categories(v) if v < m and categorical[v] else None for v in order]
     return tree
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #bbd283ff
 def _lightgbm_iterations(booster, iteration_range) -> dict:
-    "The `start_iteration` and `num_iteration` of `dump_model` for the iterations `predict(start_iteration, num_iteration)` uses."
+    "The `start_iteration` and `num_iteration` of `model_to_string` for the iterations `predict(start_iteration, num_iteration)` uses."
     checked = _check_iteration_range(iteration_range)
     if checked is None: return {}                                  # predict's default: the best iteration, if any
     begin, end = checked
@@ -677,21 +691,28 @@ def _lightgbm_iterations(booster, iteration_range) -> dict:
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #2976aba7
 def _from_lightgbm(model, iteration_range=None) -> TreeEnsemble:
-    "LightGBM `Booster`, `LGBMRegressor`, `LGBMClassifier` (raw margin output), categorical splits included."
+    "LightGBM `Booster`, `LGBMRegressor`, `LGBMClassifier` (raw margin output), categorical splits included, from its model string."
     import re
     booster = model.booster_ if hasattr(model, "booster_") else model
-    if re.search(r"^is_linear=1\s*$", booster.model_to_string(), flags=re.MULTILINE):
+    text = booster.model_to_string(**_lightgbm_iterations(booster, iteration_range))
+    if re.search(r"^is_linear=1\s*$", text, flags=re.MULTILINE):
         raise ValueError("LightGBM models with linear_tree=True (a linear model in every leaf) are not supported: their "
                          "leaves are not constants; refit with linear_tree=False")
-    dump = booster.dump_model(**_lightgbm_iterations(booster, iteration_range))
-    k = int(dump["num_tree_per_iteration"])
-    infos = dump["tree_info"]
-    if not infos: raise ValueError("the model has no trees in the chosen boosting rounds")
-    scale = k / len(infos) if dump.get("average_output", False) else 1.0
-    trees = [_lightgbm_tree(info["tree_structure"], scale) for info in infos]
-    p, pandas_categorical = dump["max_feature_idx"] + 1, dump.get("pandas_categorical") or None
-    features = list(dump.get("feature_infos", {}).values())
-    categorical = [j for j, info in enumerate(features) if isinstance(info, dict) and info.get("values")]
+    first = re.search(r"^Tree=\d+\s*$", text, flags=re.MULTILINE)
+    if first is None: raise ValueError("the model has no trees in the chosen boosting rounds")
+    header = [line.strip() for line in text[:first.start()].splitlines()]
+    fields = dict(line.split("=", 1) for line in header if "=" in line)
+    k = int(fields["num_tree_per_iteration"])
+    body = text[first.start():text.index("end of trees")]
+    blocks = [dict(line.split("=", 1) for line in block.splitlines() if "=" in line)
+              for block in re.split(r"^Tree=\d+\s*$", body, flags=re.MULTILINE)[1:]]
+    scale = k / len(blocks) if "average_output" in header else 1.0
+    trees = [_lightgbm_tree(block, scale) for block in blocks]
+    p = int(fields["max_feature_idx"]) + 1
+    stored = re.search(r"^pandas_categorical:(.*)$", text, flags=re.MULTILINE)
+    pandas_categorical = (json.loads(stored.group(1)) if stored else None) or None
+    features = fields.get("feature_infos", "").split()
+    categorical = [j for j, info in enumerate(features) if info != "none" and not info.startswith("[")]   # "1:4:7": its categories
     codes = None                    # one categorical feature per stored category list: map by value, column by column
     if pandas_categorical and len(categorical) == len(pandas_categorical) and len(features) == p:
         codes = [None] * p

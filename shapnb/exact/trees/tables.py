@@ -15,8 +15,8 @@ from .ensemble import TreeEnsemble, goes_left
 from .pathwise import tree_rules, _path_slot
 
 # %% auto #0
-__all__ = ['TABLE_TREE_DOUBLES', 'TABLE_BYTES', 'TABLE_BLOCK', 'PASS_COST', 'LeafTables', 'leaf_tables', 'table_values',
-           'interventional_tables']
+__all__ = ['TABLE_TREE_DOUBLES', 'TABLE_BYTES', 'TABLE_BLOCK', 'PASS_COST', 'TABLE_FILL', 'LeafTables', 'leaf_tables',
+           'table_values', 'interventional_tables']
 
 # %% ../../../nbs/12_leaf_tables.ipynb #585c3496
 TABLE_TREE_DOUBLES = 1 << 20   # largest leaf-table size of one tree (8 MB); deeper trees use the edge-wise pass
@@ -246,10 +246,34 @@ def _background_histograms(Z, nodes, depth, hstart, hist):
                 top += 1
     return hist
 
+# %% ../../../nbs/12_leaf_tables.ipynb #5b1e0c7a
+@njit(cache=True)
+def _fill_leaf_sparse(d, h0, hist, pos, beta, n_background, count, offsets, table):
+    "Add one leaf's compact table (zeros before) from the nonzero cells of its histogram: each background pattern z into the patterns whose misses it covers."
+    full = (1 << d) - 1
+    for z in range(1 << d):
+        h = hist[h0 + z]
+        if h == 0.0: continue
+        r = count[z]
+        missing = full & ~z                                    # the conditions z misses: x only wherever x meets them
+        c = z
+        while True:                                            # every c ⊆ z: the misses of S = full & ~c are covered
+            S = full & ~c
+            l = count[c]
+            at = pos + offsets[S]
+            if l > 0: table[at] -= h * beta[d - r + 1, l] / n_background
+            w = h * beta[d - r, l + 1] / n_background
+            m = missing
+            while m:
+                low = m & -m; m ^= low
+                table[at + 1 + count[S & (low - 1)]] += w      # the feature's place among S's features
+            if c == 0: break
+            c = (c - 1) & z
+
 # %% ../../../nbs/12_leaf_tables.ipynb #6131f847
 @njit(cache=True, parallel=True)
-def _fill_interventional(leaves, distinct, hstart, hist, start, beta, n_background, n_chunks, table):
-    "Fill each leaf's compact table from its background histogram: per pattern S of x, the shared value, then the features in S."
+def _fill_interventional(leaves, distinct, hstart, hist, start, beta, n_background, n_chunks, table, offsets, mode):
+    "Fill each leaf's compact table from its background histogram (mode 0: the cheaper way per leaf, 1: dense, 2: sparse)."
     d_max = 0
     for leaf in leaves: d_max = max(d_max, distinct[leaf])
     for chunk in prange(n_chunks):
@@ -261,6 +285,15 @@ def _fill_interventional(leaves, distinct, hstart, hist, start, beta, n_backgrou
             d = distinct[leaf]
             full = (1 << d) - 1
             h0, pos = hstart[leaf], start[leaf]
+            sparse = mode == 2
+            if mode == 0:                                       # the sparse steps, counted from the histogram
+                steps = 0
+                for s in range(1 << d):
+                    if hist[h0 + s] != 0.0: steps += (1 + d - count[s]) << count[s]
+                sparse = steps < (1 << d) * d * (d + 2)
+            if sparse:
+                _fill_leaf_sparse(d, h0, hist, pos, beta, n_background, count, offsets, table)
+                continue
             for s in range(1 << d):                             # U[c, r]: background patterns covering c, of rank r
                 for r in range(d + 1): U[s, r] = 0.0
                 U[s, count[s]] = hist[h0 + s]
@@ -308,6 +341,10 @@ def _leaf_entries(tables: LeafTables, leaf: int, d: int) -> np.ndarray:
 # %% ../../../nbs/12_leaf_tables.ipynb #b93eb71f
 PASS_COST = 10   # table look-ups worth one step (node x quadrature node x background row) of the edge-wise pass
 
+# %% ../../../nbs/12_leaf_tables.ipynb #7c2d9e41
+TABLE_FILL = "auto"   # how interventional leaf tables are filled: "auto" (the cheaper way per leaf), "dense" or "sparse" (read when `interventional_tables` is called)
+_FILLS = {"auto": 0, "dense": 1, "sparse": 2}
+
 # %% ../../../nbs/12_leaf_tables.ipynb #e4bfcc2c
 def interventional_tables(ensemble: TreeEnsemble,        # the model, `tree_ensemble(model)`
                           background,                    # background rows (n_b, p), at least one
@@ -318,6 +355,8 @@ def interventional_tables(ensemble: TreeEnsemble,        # the model, `tree_ense
     "Interventional leaf tables against `background`: per leaf and pattern of the row, the mean Shapley values over the background."
     if not isinstance(ensemble, TreeEnsemble): raise TypeError(f"ensemble must be a TreeEnsemble; got {type(ensemble).__name__}")
     max_bytes = check_int(TABLE_BYTES if max_bytes is None else max_bytes, "max_bytes", minimum=0)
+    if TABLE_FILL not in _FILLS: raise ValueError(f"TABLE_FILL must be one of {tuple(_FILLS)}; got {TABLE_FILL!r}")
+    fill = _FILLS[TABLE_FILL]
     e = ensemble
     Z = e.rows(background, prepared, "background")
     if len(Z) == 0: raise ValueError("background must hold at least one row")
@@ -331,6 +370,7 @@ def interventional_tables(ensemble: TreeEnsemble,        # the model, `tree_ense
     order = np.argsort(table_size / pass_steps, kind="stable")     # the most pass work saved per byte first
     use, start, size, owner = _table_layout(e, distinct, max_bytes, None if every_tree else pays, order, compact=True)
     table = np.zeros(int(size.sum()))
+    offsets = _pattern_offsets(int(distinct[use[owner] & is_leaf].max()) if use.any() else 0)
     if use.any():
         hsize = np.where(use[owner] & is_leaf, 1 << np.minimum(distinct, 62), 0).astype(np.int64)
         hstart = np.concatenate([[0], np.cumsum(hsize)[:-1]]).astype(np.int64)
@@ -338,6 +378,5 @@ def interventional_tables(ensemble: TreeEnsemble,        # the model, `tree_ense
         leaves = np.flatnonzero(use[owner] & is_leaf & (distinct > 0))
         if len(leaves):
             _fill_interventional(leaves, distinct, hstart, hist, start, _beta_weights(int(distinct[leaves].max())),
-                                 float(len(Z)), min(len(leaves), 8 * numba.get_num_threads()), table)
-    offsets = _pattern_offsets(int(distinct[use[owner] & is_leaf].max()) if use.any() else 0)
+                                 float(len(Z)), min(len(leaves), 8 * numba.get_num_threads()), table, offsets, fill)
     return LeafTables(use, start, table, len(Z), offsets)
