@@ -5,7 +5,7 @@ The package is layered; imports only go down the layers:
 - `shapnb.core`: validation, coalitions and games, the executor seam, the Beta integral, the Gauss–Legendre
   engine for product games, and the `Explanation` every method returns;
 - `shapnb.exact` (tree ensembles, product-kernel models), `shapnb.sampling` (the Wallenius design, the constrained
-  regression, bootstraps, KernelSHAP, the cross-fitted surrogate estimator) and `shapnb.bayes` (the Hamming GP, the closed-form EIG, ShaplEIG; needs the
+  regression, bootstraps, KernelSHAP, the cross-fitted surrogate estimator) and `shapnb.bayes` (the Hamming GP, the closed-form EIG, ShaplEIG, the GP surrogate estimator; needs the
   `shapleig` extra: torch and gpytorch);
 - the face: `shapnb.plots`, `shapnb.front` (`explain`), `shapnb.demo`, `shapnb.cli`.
 
@@ -30,6 +30,7 @@ _LAZY = {  # public name: module that defines it
     "ProductKernelExplainer": "shapnb.exact.kernels",
     "kernel_shap": "shapnb.sampling.kernelshap",
     "surrogate_shap": "shapnb.sampling.surrogate",
+    "gp_surrogate_shap": "shapnb.bayes.surrogate",
     "shapleig": "shapnb.bayes.shapleig",
 }
 _SUBPACKAGES = ("core", "exact", "sampling", "bayes", "plots", "front", "demo", "cli")

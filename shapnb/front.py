@@ -20,7 +20,7 @@ from .core.explanation import Explanation, progress as progress_bar
 __all__ = ['METHODS', 'AUTO_EXACT_MAX_PLAYERS', 'PROGRESS_ROWS', 'explain']
 
 # %% ../nbs/41_explain.ipynb #d78be1e1
-METHODS = ("auto", "tree", "kernel", "exact", "kernelshap", "surrogate", "shapleig")
+METHODS = ("auto", "tree", "kernel", "exact", "kernelshap", "surrogate", "gp_surrogate", "shapleig")
 AUTO_EXACT_MAX_PLAYERS = 16   # games up to this size are explained exactly by default
 
 def _supported(make, model) -> bool:
@@ -57,7 +57,7 @@ def _check_budget(method, budget):
 
 def _warn_unidentified(method: str, budget: int, p: int) -> bool:
     "Warn (once, before any evaluation) when an estimator's budget cannot identify p values; return whether it warned."
-    if method not in ("kernelshap", "surrogate", "shapleig") or budget >= p + 1: return False
+    if method not in ("kernelshap", "surrogate", "gp_surrogate", "shapleig") or budget >= p + 1: return False
     warnings.warn(f"budget={budget} for p={p} players: fewer evaluations than players: values are not identified (the "
                   "evaluations cannot separate the p values; KernelSHAP returns the equal split on the directions they do "
                   f"not fix, ShaplEIG its prior there). Give a budget of at least p + 1 = {p + 1} (2p = {2 * p} for "
@@ -89,8 +89,11 @@ def _explain_game(game, p, method, budget, seed, progress, options, executor=Non
         return _estimate(kernel_shap(game, p, budget, seed=seed, executor=executor, **options))
     if method == "surrogate":
         return _estimate(surrogate_shap(game, p, budget, seed=seed, executor=executor, **options))
-    # ShaplEIG needs torch and gpytorch, an optional extra (pip install shapnb[shapleig]): imported here, when it is
-    # asked for, so that `import shapnb.front` and every other route run without torch. (Not a cycle: bayes is below.)
+    # ShaplEIG and the GP surrogate need torch and gpytorch, an optional extra (pip install shapnb[shapleig]): imported
+    # here, when asked for, so that `import shapnb.front` and every other route run without torch. (Not a cycle: bayes is below.)
+    if method == "gp_surrogate":
+        from shapnb.bayes.surrogate import gp_surrogate_shap
+        return _estimate(gp_surrogate_shap(game, p, budget, seed=seed, executor=executor, **options))
     from shapnb.bayes.shapleig import shapleig
     options.setdefault("progress", progress)
     return _estimate(shapleig(game, p, budget, seed=seed, executor=executor, **options))
@@ -150,15 +153,15 @@ def _explain_model(model, X, method, data, budget, seed, progress, names, option
 def explain(model_or_game,              # a fitted model (or a predict callable) with rows X, or a game with p
             X=None,                     # rows to explain: (n, p) array or DataFrame, one row (p,) or a Series; None for a game
             *,
-            method: str = "auto",       # "auto", "tree", "kernel", "exact", "kernelshap", "surrogate" (cross-fitted surrogate + correction) or "shapleig"
+            method: str = "auto",       # "auto", "tree", "kernel", "exact", "kernelshap", "surrogate" (cross-fitted trees + correction), "gp_surrogate" (the GP's posterior mean + correction) or "shapleig"
             data=None,                  # background rows for the marginal game (and the interventional tree explainer)
             p: int | None = None,       # number of players of a game; None for a model
-            budget: int | None = None,  # game evaluations per row for "kernelshap", "surrogate" and "shapleig"
+            budget: int | None = None,  # game evaluations per row for "kernelshap", "surrogate", "gp_surrogate" and "shapleig"
             seed=None,                  # int or numpy Generator, for the estimators
             feature_names=None,         # p names, default the DataFrame's columns, the model's names, or x0, x1, ...
             progress: bool = True,      # bar over rows (and ShaplEIG's, or a long bootstrap's, own)
             executor=None,              # None (in-process), or a concurrent.futures.Executor / Dask Client for rows or game evaluations (notebook 05)
-            **options,                  # passed to the underlying method: kernel_shap, surrogate_shap, shapleig, or the explainer's constructor
+            **options,                  # passed to the underlying method: kernel_shap, surrogate_shap, gp_surrogate_shap, shapleig, or the explainer's constructor
            ) -> Explanation:
     "Shapley values of a model's rows `X` or of a game on `p` players, by the best or the named `method`."
     if method not in METHODS: raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")

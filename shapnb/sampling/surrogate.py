@@ -4,6 +4,7 @@
 
 # %% ../../nbs/25_surrogate.ipynb #2a17b7da
 from __future__ import annotations
+import copy
 import warnings
 import numpy as np
 from scipy.special import gammaln
@@ -19,8 +20,8 @@ from .regression import sum_zero_basis, check_identifiable, residual_df, DF_MIN
 from .bootstrap import replicate_multiplicities, replicate_se
 
 # %% auto #0
-__all__ = ['TREES', 'SURROGATES', 'N_FOLDS', 'population_gram', 'linear_shapley', 'CoalitionSurrogate', 'assign_folds',
-           'surrogate_shap']
+__all__ = ['TREES', 'SURROGATES', 'N_FOLDS', 'population_gram', 'linear_shapley', 'is_surrogate', 'CoalitionSurrogate',
+           'fit_surrogate', 'assign_folds', 'surrogate_shap']
 
 # %% ../../nbs/25_surrogate.ipynb #9b784df6
 def population_gram(p: int, # number of players, at least 2
@@ -64,13 +65,19 @@ TREES = dict(n_estimators=100, max_depth=3, learning_rate=0.1)   # the "trees" s
 SURROGATES = ("trees", "linear", "linear+trees")
 
 # %% ../../nbs/25_surrogate.ipynb #98f107a7
+def is_surrogate(obj, # anything
+                ) -> bool:
+    "True if `obj` follows the surrogate protocol: callable `fit(Z, y, weights)`, `predict(Z)` and `shapley()`."
+    return not isinstance(obj, str) and all(callable(getattr(obj, f, None)) for f in ("fit", "predict", "shapley"))
+
 def _check_surrogate(surrogate) -> None:
-    "A kind of SURROGATES, or an unfitted regressor with fit and predict (TypeError/ValueError otherwise)."
+    "A kind of SURROGATES, an object of the surrogate protocol, or an unfitted tree regressor with fit and predict."
     if isinstance(surrogate, str):
-        if surrogate not in SURROGATES: raise ValueError(f"unknown surrogate {surrogate!r}; use one of {SURROGATES} or a tree regressor")
+        if surrogate not in SURROGATES: raise ValueError(f"unknown surrogate {surrogate!r}; use one of {SURROGATES}, a tree regressor "
+                                                         "or an object with fit(Z, y, weights), predict(Z) and shapley()")
     elif not all(callable(getattr(surrogate, f, None)) for f in ("fit", "predict")):
-        raise TypeError(f"surrogate must be one of {SURROGATES} or an unfitted tree regressor with fit and predict, "
-                        f"got {type(surrogate).__name__}")
+        raise TypeError(f"surrogate must be one of {SURROGATES}, an unfitted tree regressor with fit and predict, or an object "
+                        f"with fit(Z, y, weights), predict(Z) and shapley() (the surrogate protocol), got {type(surrogate).__name__}")
 
 class CoalitionSurrogate:
     "A regressor of game values on 0/1 coalitions whose Shapley values are exact: linear part and/or trees explained by `TreeExplainer`."
@@ -79,6 +86,9 @@ class CoalitionSurrogate:
                  seed=None,         # int or None: the trees' random_state
                 ):
         _check_surrogate(surrogate)
+        if is_surrogate(surrogate):
+            raise TypeError(f"{type(surrogate).__name__} follows the surrogate protocol itself: pass it to surrogate_shap or "
+                            "fit_surrogate directly, not to CoalitionSurrogate")
         self.surrogate, self.seed = surrogate, (None if seed is None else check_int(seed, "seed", minimum=0))
         self.fitted = False
 
@@ -133,6 +143,29 @@ class CoalitionSurrogate:
             phi = phi + np.asarray(explainer.shap_values(np.ones((1, self.p))), float).reshape(self.p)
         return phi
 
+
+def fit_surrogate(surrogate,    # a kind of SURROGATES, a tree regressor, or an unfitted object of the surrogate protocol
+                  Z,            # (k, p) coalitions, 0/1 or bool
+                  y,            # (k,) their game values, finite
+                  weights=None, # (k,) Horvitz–Thompson weights (None: equal)
+                  seed=None,    # int or None: the trees' random_state (kinds and tree regressors only)
+                 ):
+    "A fitted surrogate of the protocol: `CoalitionSurrogate` for kinds and trees, a fitted deep copy of a protocol object."
+    _check_surrogate(surrogate)
+    if not is_surrogate(surrogate): return CoalitionSurrogate(surrogate, seed=seed).fit(Z, y, weights)
+    Z = check_coalitions(Z)
+    fitted = copy.deepcopy(surrogate).fit(Z, np.asarray(y, float), None if weights is None else np.asarray(weights, float))
+    if not all(callable(getattr(fitted, f, None)) for f in ("predict", "shapley")):
+        raise TypeError(f"{type(surrogate).__name__}.fit must return the fitted surrogate (with predict and shapley), "
+                        f"got {type(fitted).__name__}")
+    p = Z.shape[1]
+    phi = np.asarray(fitted.shapley(), float)
+    if phi.shape != (p,) or not np.isfinite(phi).all():
+        raise ValueError(f"{type(surrogate).__name__}.shapley() must return {p} finite values, got shape {phi.shape}")
+    pred = np.asarray(fitted.predict(Z[:1]), float)
+    if pred.shape != (1,): raise ValueError(f"{type(surrogate).__name__}.predict(Z) must return one value per row, got shape {pred.shape}")
+    return fitted
+
 # %% ../../nbs/25_surrogate.ipynb #8e17fb6f
 N_FOLDS = 5   # folds of the cross-fitting (tuned on the tuning half: 5 and 10 were alike, 5 costs half the fits)
 
@@ -171,14 +204,14 @@ def surrogate_shap(game,                      # callable on a boolean (k, p) coa
                    budget: int,               # distinct game evaluations, ∅ and N included
                    *,
                    seed=None,                 # int, numpy Generator or None
-                   surrogate="trees",         # one of SURROGATES, or an unfitted tree regressor TreeExplainer explains
+                   surrogate="trees",         # one of SURROGATES, an unfitted tree regressor TreeExplainer explains, or an object of the surrogate protocol (`is_surrogate`)
                    n_folds: int = N_FOLDS,    # folds K of the cross-fitting, at least 2
                    bootstrap: str | None = "auto", # "auto" (SE where it can be trusted), "symmetric" (always), None (no SE)
                    n_boot: int = 200,         # bootstrap replicates, at least 2
                    executor=None,             # None (in-process), a concurrent.futures.Executor or a Dask Client (notebook 05)
                    chunk_size: int | None = None, # coalitions per task with an executor; None: about four tasks per worker
                   ) -> Explanation:
-    "Exact Shapley values of cross-fitted tree surrogates plus a design-unbiased HT correction of their residuals, with bootstrap SEs."
+    "Exact Shapley values of cross-fitted surrogates (trees, or any of the protocol) plus a design-unbiased HT correction of their residuals, with bootstrap SEs."
     if not callable(game): raise TypeError(f"a game must be callable on a (k, p) coalition matrix, got {type(game).__name__}")
     p = check_n_players(p)
     budget = check_int(budget, "the budget (game evaluations)")
@@ -214,11 +247,17 @@ def surrogate_shap(game,                      # callable on a boolean (k, p) coa
     h = d.stratum
     T = np.zeros((d.n_units, p - 1))
     phi_0, surrogates, phi_folds = np.zeros(p), [], []
+    template = surrogate
+    if is_surrogate(surrogate) and callable(getattr(surrogate, "prepare", None)):   # once, on every evaluated coalition
+        heavy = max(d.weights.sum(), 1.0)
+        template = surrogate.prepare(np.concatenate([ends, Z]), np.concatenate([[v0, v1], y]), np.concatenate([[heavy, heavy], d.weights]))
+        if not is_surrogate(template):
+            raise TypeError(f"{type(surrogate).__name__}.prepare must return an unfitted surrogate of the protocol, got {type(template).__name__}")
     for k in range(K):
         train = fold != k
         Zt, yt = np.concatenate([ends, Z[train]]), np.concatenate([[v0, v1], y[train]])
         heavy = max(d.weights[train].sum(), 1.0)
-        g = CoalitionSurrogate(surrogate, seed=int(rng.integers(2 ** 31))).fit(Zt, yt, np.concatenate([[heavy, heavy], d.weights[train]]))
+        g = fit_surrogate(template, Zt, yt, np.concatenate([[heavy, heavy], d.weights[train]]), seed=int(rng.integers(2 ** 31)))
         surrogates.append(g)
         g0, g1 = g.predict(ends)
         r0, r1 = v0 - g0, v1 - g1

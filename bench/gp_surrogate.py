@@ -1,0 +1,151 @@
+"""The GP surrogate with an honest correction (notebook 35, `gp_surrogate_shap`) on the benchmark games of issue 17:
+tuning on the tuning half (`tune`), then one run of the chosen configuration on the reporting half (`report`).
+
+Protocol (as bench/estimators_reporting.py): the shared games are split once (bench/game_split.py); 13 games of each
+half, one per task (bench/results/tuning_games.json, bench/results/reporting_games.json). Exact values from the stored
+values of all 2^p coalitions; every game evaluation counted (`n_evals`, from the Explanation); "seconds" is the CPU time
+of the call (time.process_time, one thread).
+
+  taskset -c 1 python bench/gp_surrogate.py tune [n_seeds=3]  -> bench/results/gp_surrogate_tuning.json
+  taskset -c 1 python bench/gp_surrogate.py summary            -> recomputes the tuning summary from the saved runs
+  taskset -c 1 python bench/gp_surrogate.py report             -> bench/results/gp_surrogate_reporting.json
+
+`tune` runs the variants of VARIANTS (kernel, folds, hyperparameters shared or per fold, a fraction of the budget spent
+first on ShaplEIG's EIG-chosen coalitions) and, on the SAME games, budgets and seeds, kernel_shap, regression_msr and our
+ShaplEIG (kernel="auto", the default, and kernel="fixed", the old default): budgets 2p, 3p, 4p, 8p (the cells of
+criterion 3) and p+2 (coverage only), seeds 0..n_seeds-1. Each record is appended at once to
+bench/results/gp_surrogate_tuning.jsonl (a rerun skips what is done; git-ignored: the runs are also saved under "runs" in
+gp_surrogate_tuning.json). The summary: geometric-mean MSE ratio of each
+variant to our shapleig and to kernel_shap by budget, the cells (game x budget, 2p up) where each method has the lowest
+mean MSE of all methods run, and coverage of the 95% intervals by budget.
+
+`report` runs only CHOSEN (method name "gp_surrogate_shap"), budgets p+2, 2p, 3p, 4p, 8p, seeds 0-4, and writes a JSON
+list of runs {"game", "p", "budget_label", "budget", "seed", "method", "mse", "seconds", "coverage", "n_evals"} that
+bench/issue17_report.py reads. Run it once, after the choice is fixed. BLAS and torch threads are limited to one.
+The games are found by the one lookup, tests/benchmark_games.py ($SHAPNB_GAMES_DIR, else ../shared/games/precomputed)."""
+import os
+for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"): os.environ.setdefault(_v, "1")
+import sys, json, time, warnings
+from pathlib import Path
+import numpy as np
+import torch
+from threadpoolctl import threadpool_limits
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "bench"))
+from benchmark_games import games_dir   # the one lookup of the benchmark games
+from estimators_reporting import run, GRID, SEEDS, RESULTS, gmean   # the same record format and budgets
+from shapnb.core.games import load_table_game
+from shapnb.sampling.kernelshap import kernel_shap
+from shapnb.sampling.baselines import regression_msr
+from shapnb.bayes.shapleig import shapleig
+from shapnb.bayes.surrogate import gp_surrogate_shap
+
+NAME = "gp_surrogate_shap"
+CHOSEN = dict()   # the configuration chosen on the tuning half (see the notebook): the defaults of gp_surrogate_shap
+VARIANTS = {
+    "gps auto K=5 shared": dict(),
+    "gps auto K=10 shared": dict(n_folds=10),
+    "gps hamming K=5 shared": dict(kernel="hamming"),
+    "gps auto K=5 fold": dict(hyper_fit="fold"),
+    "gps auto K=5 active=0.25": dict(active=0.25),
+    "gps auto K=5 active=0.5": dict(active=0.5),
+}
+BASELINES = {
+    "kernel_shap": lambda g, p, b, s: kernel_shap(g, p, b, seed=s, bootstrap=None),
+    "regression_msr": lambda g, p, b, s: regression_msr(g, p, b, seed=s),
+    "shapleig": lambda g, p, b, s: shapleig(g, p, b, seed=s, progress=False),
+    "shapleig_old": lambda g, p, b, s: shapleig(g, p, b, seed=s, progress=False, kernel="fixed"),
+}
+CELL_LABELS = ("2p", "3p", "4p", "8p")
+
+
+def gps(options: dict):
+    "gp_surrogate_shap with `options` as a bench method."
+    return lambda g, p, b, s: gp_surrogate_shap(g, p, b, seed=s, **options)
+
+
+def tune(n_seeds: int):
+    "Every variant and baseline on every tuning game, budget and seed; records appended to the .jsonl at once."
+    files = json.loads((RESULTS / "tuning_games.json").read_text())["games"]
+    log = RESULTS / "gp_surrogate_tuning.jsonl"
+    done = set()
+    if log.exists():
+        for line in log.read_text().splitlines():
+            r = json.loads(line); done.add((r["game"], r["budget_label"], r["seed"], r["method"]))
+    methods = {**{k: gps(v) for k, v in VARIANTS.items()}, **BASELINES}
+    t0 = time.perf_counter()
+    with log.open("a") as out:
+        for i, f in enumerate(files):
+            g = load_table_game(games_dir() / f); p = g.n_players; truth = g.exact_shapley()
+            for label, budget in GRID:
+                for seed in range(n_seeds):
+                    for name, fn in methods.items():
+                        if label not in CELL_LABELS and not name.startswith("gps"): continue   # p+2: coverage of ours only
+                        if (f[:-4], label, seed, name) in done: continue
+                        r = run(fn, g, p, label, budget(p), seed, name, truth); r["game"] = f[:-4]
+                        out.write(json.dumps(r) + "\n"); out.flush()
+            print(f"{i + 1}/{len(files)} {f} {time.perf_counter() - t0:.0f} s", flush=True)
+
+
+def tuning_runs() -> list:
+    "The tuning records: the .jsonl log if present (it is git-ignored), else the runs saved in gp_surrogate_tuning.json."
+    log = RESULTS / "gp_surrogate_tuning.jsonl"
+    if log.exists(): return [json.loads(l) for l in log.read_text().splitlines()]
+    return json.loads((RESULTS / "gp_surrogate_tuning.json").read_text())["runs"]
+
+
+def summary(runs) -> dict:
+    "Tuning summary: MSE ratios (geometric mean over cells) by budget, cells won, coverage by budget."
+    import pandas as pd
+    d = pd.DataFrame(runs)
+    cell = d[d.budget_label.isin(CELL_LABELS)].groupby(["game", "budget_label", "method"]).mse.mean().unstack().dropna()
+    rel = {ref: {b: {m: gmean(x[m] / x[ref]) for m in cell.columns} for b, x in cell.groupby(level=1)}
+           for ref in ("shapleig", "kernel_shap")}
+    won = {}
+    for v in VARIANTS:   # each variant against every baseline (the other variants left out): cells where it is lowest
+        c = cell[[v] + list(BASELINES)]
+        won[v] = {b: int((x.idxmin(axis=1) == v).sum()) for b, x in c.groupby(level=1)}
+        won[v]["total"] = int(sum(won[v].values()))
+    lowest_all = cell.idxmin(axis=1).value_counts().to_dict()
+    cov = {v: {b: dict(runs=int(len(x)), declined=int(x.coverage.isna().sum()),
+                       coverage=None if x.coverage.isna().all() else float(x.coverage.mean()))
+               for b, x in d[d.method == v].groupby("budget_label")} for v in VARIANTS}
+    sec = d.groupby("method").seconds.mean().to_dict()
+    return dict(n_runs=len(d), n_cells=int(len(cell)), seeds=sorted(d.seed.unique().tolist()),
+                mse_ratio_gmean=rel, cells_lowest_vs_baselines=won, lowest_of_all_methods=lowest_all, coverage=cov,
+                mean_seconds=sec)
+
+
+def report():
+    "CHOSEN on the reporting half: budgets p+2..8p, seeds 0-4."
+    files = json.loads((RESULTS / "reporting_games.json").read_text())["games"]
+    runs, t0 = [], time.perf_counter()
+    for i, f in enumerate(files):
+        g = load_table_game(games_dir() / f); p = g.n_players; truth = g.exact_shapley()
+        for label, budget in GRID:
+            for seed in SEEDS:
+                r = run(gps(CHOSEN), g, p, label, budget(p), seed, NAME, truth); r["game"] = f[:-4]
+                runs.append(r)
+        print(f"{i + 1}/{len(files)} {f} {time.perf_counter() - t0:.0f} s", flush=True)
+    path = RESULTS / "gp_surrogate_reporting.json"
+    path.write_text(json.dumps(runs, indent=1) + "\n")
+    print(f"{len(runs)} runs -> {path}")
+
+
+if __name__ == "__main__":
+    mode = sys.argv[1] if len(sys.argv) > 1 else "tune"
+    warnings.simplefilter("ignore")   # small budgets warn (underdetermined designs): expected here
+    torch.set_num_threads(1)
+    with threadpool_limits(1):
+        if mode == "tune":
+            tune(int(sys.argv[2]) if len(sys.argv) > 2 else 3)
+        if mode in ("tune", "summary"):
+            runs = tuning_runs()
+            out = dict(games=json.loads((RESULTS / "tuning_games.json").read_text())["games"], variants=VARIANTS, summary=summary(runs),
+                       runs=runs)
+            (RESULTS / "gp_surrogate_tuning.json").write_text(json.dumps(out, indent=1, default=str) + "\n")
+            print(json.dumps(out["summary"], indent=1))
+        elif mode == "report":
+            report()
+        elif mode != "summary": sys.exit(f"unknown mode {mode!r}: use tune, summary or report")
