@@ -27,7 +27,6 @@ import os
 for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"): os.environ.setdefault(_v, "1")
 import sys, json, time, warnings
 from pathlib import Path
-import numpy as np
 import torch
 from threadpoolctl import threadpool_limits
 ROOT = Path(__file__).resolve().parents[1]
