@@ -253,17 +253,16 @@ class TreeEnsemble:
 
     def _pack_categories(self, trees):
         "Category sets of categorical splits as 32-bit bitset words, `cat_start`/`cat_len` per node."
-        starts, lens, words = [], [], []
-        for t in trees:
-            for cats in t.get("categories", [None] * len(t["left"])):
-                starts.append(len(words))
-                if cats is None or len(cats) == 0: lens.append(0); continue
+        lens, words = np.zeros(len(self.left), np.int64), []
+        for t, root in zip(trees, self.roots):                   # trees without a categories list have none to pack
+            for k, cats in enumerate(t.get("categories") or ()):
+                if cats is None or len(cats) == 0: continue
                 cats = np.asarray(cats, np.int64)
                 if (cats < 0).any(): raise ValueError("categories of a categorical split must be >= 0")
                 bits = np.zeros(int(cats.max()) // 32 + 1, np.uint32)
                 np.bitwise_or.at(bits, cats // 32, (np.uint32(1) << (cats % 32).astype(np.uint32)))
-                words.extend(bits.tolist()); lens.append(len(bits))
-        self.cat_start, self.cat_len = np.array(starts, np.int64), np.array(lens, np.int64)
+                words.extend(bits.tolist()); lens[root + k] = len(bits)
+        self.cat_start, self.cat_len = np.cumsum(lens) - lens, lens   # each node's words start after the earlier nodes'
         self.cat_words = np.array(words if words else [0], np.uint32)
 
     def _check(self):
