@@ -403,6 +403,9 @@ def _explain_rows_bits(X, n_bg, bits, row_of, slot, count, nodes, depth, n_slots
         xms, n_live = np.zeros(BIT_BLOCK, np.uint64), np.zeros(BIT_BLOCK, np.int64)
         planes, M = np.zeros((8, words), np.uint64), np.zeros((n_slots + 1, words), np.uint64)
         cnt, acc = np.zeros(n_slots + 1, np.int64), np.zeros(n_slots + 1)
+        xr = np.zeros((depth + 1, BIT_BLOCK), np.uint64)     # per level and row: the slots the row meets, as a mask
+        own = np.zeros((BIT_BLOCK, n_slots + 1, k_leaf))    # per row and slot: its own sums, settled when the slot is popped
+        shared = np.zeros((BIT_BLOCK, n_slots + 2, k_leaf)) # per row and k: sums owed to every slot below k (suffix sums)
         for r0 in range(lo, hi, BIT_BLOCK):
             R = min(BIT_BLOCK, hi - r0)
             rows_mask = ~np.uint64(0) if R == 64 else (_ONE << np.uint64(R)) - _ONE
@@ -412,6 +415,7 @@ def _explain_rows_bits(X, n_bg, bits, row_of, slot, count, nodes, depth, n_slots
                 out_col = nodes.tree_output[tree]
                 d = 0; node_at[0] = root; stage[0] = 0; alive[0] = rows_mask
                 for r in range(R):
+                    xr[0, r] = 0
                     for w in range(words): live[0, r, w] = full[w]
                 while d >= 0:
                     node = node_at[d]
@@ -430,6 +434,17 @@ def _explain_rows_bits(X, n_bg, bits, row_of, slot, count, nodes, depth, n_slots
                             if goes_left(X[r0 + _bit_index(low), j], node, nodes): xl |= low
                         x_left[d] = xl
                     elif stage[d] == 2:                       # both children done: restore the slot, go up
+                        if s == count[node]:                  # the slot was taken here: its sums from below are final
+                            f = slot_feature[s]
+                            m = alive[d]
+                            while m:
+                                low = m & (~m + _ONE); m ^= low
+                                r = _bit_index(low)
+                                for o in range(k_leaf):
+                                    g = own[r, s, o] + shared[r, s + 1, o]
+                                    if g != 0.0: phi[r0 + r, f, out_col if out_col >= 0 else o] += g * inv
+                                    if s > 0: shared[r, s, o] += shared[r, s + 1, o]   # still owed to the slots above
+                                    shared[r, s + 1, o] = 0.0; own[r, s, o] = 0.0
                         xin[s] = old_x[d]
                         for w in range(words): Zs[s, w] = old_z[d, w]
                         d -= 1
@@ -449,6 +464,7 @@ def _explain_rows_bits(X, n_bg, bits, row_of, slot, count, nodes, depth, n_slots
                     while m:                                  # each row's live set below the edge
                         low = m & (~m + _ONE); m ^= low
                         r = _bit_index(low)
+                        xr[d + 1, r] = (xr[d, r] & ~(_ONE << np.uint64(s))) | (((x_new >> np.uint64(r)) & _ONE) << np.uint64(s))
                         if x_new & low:                       # the row still meets the slot: nothing new to ask of z
                             for w in range(words): target[r, w] = live[d, r, w]
                             now |= low
@@ -472,8 +488,7 @@ def _explain_rows_bits(X, n_bg, bits, row_of, slot, count, nodes, depth, n_slots
                     while m:
                         low = m & (~m + _ONE); m ^= low
                         r = _bit_index(low)
-                        xm = np.uint64(0)
-                        for u in range(ns): xm |= ((xin[u] >> np.uint64(r)) & _ONE) << np.uint64(u)
+                        xm = xr[d + 1, r]
                         xms[r] = xm
                         c = 0
                         for w in range(words): c += _popcount(leaf_live[r, w])
@@ -543,13 +558,13 @@ def _explain_rows_bits(X, n_bg, bits, row_of, slot, count, nodes, depth, n_slots
                                     c = 0
                                     for w in range(words): c += _popcount(M[a, w] & ~Zs[u, w])
                                     acc[u] += c * W[0, a, b]
-                        for u in range(ns):
-                            g = acc[u] if (xm >> np.uint64(u)) & _ONE else -tot_b
+                        for o in range(k_leaf): shared[r, ns, o] -= value[child, o] * tot_b   # every slot: z only
+                        A = xm
+                        while A:                              # the slots x meets: their own sums instead
+                            alow = A & (~A + _ONE); A ^= alow
+                            u = _bit_index(alow)
+                            for o in range(k_leaf): own[r, u, o] += value[child, o] * (acc[u] + tot_b)
                             acc[u] = 0.0
-                            if g != 0.0:
-                                f = slot_feature[u]
-                                for o in range(k_leaf):
-                                    phi[r0 + r, f, out_col if out_col >= 0 else o] += value[child, o] * g * inv
                     xin[s] = old_x[d]
                     for w in range(words): Zs[s, w] = old_z[d, w]
     return phi
