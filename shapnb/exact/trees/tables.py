@@ -37,12 +37,10 @@ def _path_distinct(nodes, depth):
             node, d = stack[top], ds[top]; top -= 1
             distinct[node] = d
             if left[node] < 0: continue
-            new = 1
-            for s in range(d):
-                if path_feature[s] == feature[node]: new = 0
+            new = _path_slot(path_feature, d, feature[node]) == d
             if new: path_feature[d] = feature[node]
             for child in (right[node], left[node]):
-                top += 1; stack[top] = child; ds[top] = d + new
+                top += 1; stack[top] = child; ds[top] = d + 1 if new else d
     return distinct
 
 # %% ../../../nbs/12_leaf_tables.ipynb #4f3fbc70
