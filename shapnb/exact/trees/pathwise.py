@@ -9,7 +9,9 @@ from math import factorial
 from typing import NamedTuple
 import numpy as np
 import numba
-from numba import njit, prange
+from llvmlite import ir
+from numba import njit, prange, types
+from numba.extending import intrinsic
 from ...core.quadrature import gauss_legendre_01
 from ...core.validation import check_int
 from .ensemble import TreeEnsemble, goes_left
@@ -305,22 +307,29 @@ def _explain_rows(X, background, interventional, n_chunks, rules, max_depth, n_o
 
 # %% ../../../nbs/11_tree_pathwise.ipynb #457d77a7
 _ONE = np.uint64(1)
-_M1, _M2 = np.uint64(0x5555555555555555), np.uint64(0x3333333333333333)
-_M4, _H01 = np.uint64(0x0F0F0F0F0F0F0F0F), np.uint64(0x0101010101010101)
+
+@intrinsic
+def _ctpop(typingctx, v):
+    "LLVM's population count of a uint64, as an int64."
+    if v != types.uint64: return None
+    return types.int64(types.uint64), lambda context, builder, sig, args: builder.ctpop(args[0])
+
+@intrinsic
+def _cttz(typingctx, v):
+    "LLVM's count of trailing zeros of a uint64 (64 for 0), as an int64."
+    if v != types.uint64: return None
+    return types.int64(types.uint64), lambda context, builder, sig, args: builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
 
 @njit(cache=True, inline="always")
 def _popcount(v):
     "The number of set bits of the uint64 `v`."
-    v = v - ((v >> _ONE) & _M1)
-    v = (v & _M2) + ((v >> np.uint64(2)) & _M2)
-    v = (v + (v >> np.uint64(4))) & _M4
-    return np.int64((v * _H01) >> np.uint64(56))
+    return _ctpop(v)
 
 # %% ../../../nbs/11_tree_pathwise.ipynb #5aea0ee2
 @njit(cache=True, inline="always")
 def _bit_index(low):
-    "The index of the single set bit of the uint64 `low`."
-    return _popcount(low - _ONE)
+    "The index of the lowest set bit of the uint64 `low` (64 if none)."
+    return _cttz(low)
 
 # %% ../../../nbs/11_tree_pathwise.ipynb #d68c5502
 def _pair_weights(d_max: int) -> np.ndarray:
