@@ -286,12 +286,15 @@ class TreeEnsemble:
         if (self.tree_output >= self.n_outputs).any(): raise ValueError(f"tree_output columns must lie in [0, {self.n_outputs})")
 
     def cover_shares(self) -> np.ndarray:
-        "Per node, its share of its parent's cover (1 at a root; an even split below a zero-cover node)."
+        "Per node, its share of its parent's cover (1 at a root; an even split below a zero-cover node); kept until `cover` is replaced."
+        kept = self.__dict__.get("_shares")                    # (the cover array they came from, the shares)
+        if kept is not None and kept[0] is self.cover: return kept[1]
         share = np.ones(len(self.left))
         internal = np.flatnonzero(self.left >= 0)
         parent = self.cover[internal]
         for child in (self.left[internal], self.right[internal]):
             share[child] = np.where(parent > 0, self.cover[child] / np.where(parent > 0, parent, 1.0), 0.5)
+        self._shares = (self.cover, share)
         return share
 
     def nodes(self) -> TreeNodes:

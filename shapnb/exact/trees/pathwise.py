@@ -14,7 +14,7 @@ from numba import njit, prange, types
 from numba.extending import intrinsic
 from ...core.quadrature import gauss_legendre_01
 from ...core.validation import check_int
-from .ensemble import TreeEnsemble, goes_left
+from .ensemble import TreeEnsemble, goes_left, DECISION_LE, DECISION_CATEGORY, MISSING_ZERO_OR_NAN, LIGHTGBM_ZERO
 
 # %% auto #0
 __all__ = ['ROW_BLOCK', 'BIT_BLOCK', 'BITS_BYTES', 'QuadratureRules', 'tree_rules', 'pathwise_values']
@@ -370,14 +370,65 @@ def _path_slots(nodes, depth, slot, count):
     return slot, count
 
 # %% ../../../nbs/11_tree_pathwise.ipynb #a809aa37
+_PREFIX_BYTES = 16 << 20   # largest prefix-set table of one feature's sorted background (bits per prefix length)
+
+@njit(cache=True)
+def _count_below(values, t, inclusive):
+    "The number of the sorted `values` below `t` (at most `t` when `inclusive`)."
+    lo, hi = 0, len(values)
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if values[mid] < t or (inclusive and values[mid] == t): lo = mid + 1
+        else: hi = mid
+    return lo
+
+@njit(cache=True, inline="always")
+def _set_direction(bits, u, r, left):
+    "Set bit `r` of split `u`'s bitset to `left`."
+    bit = _ONE << np.uint64(r & 63)
+    bits[u, r >> 6] = (bits[u, r >> 6] & ~bit) | (bit if left else np.uint64(0))
+
 @njit(cache=True, parallel=True)
 def _background_bits(Z, nodes, internal, bits):
     "bits[u]: the background rows (bit r % 64 of word r // 64) that go left at the split `internal[u]`."
-    for u in prange(len(internal)):
+    n, p, words = Z.shape[0], Z.shape[1], bits.shape[1]
+    start = np.zeros(p + 2, np.int64)                 # the splits grouped by feature, categorical ones last (group p)
+    key = np.empty(len(internal), np.int64)
+    for u in range(len(internal)):
         node = internal[u]
-        j = nodes.feature[node]
-        for r in range(Z.shape[0]):
-            if goes_left(Z[r, j], node, nodes): bits[u, r >> 6] |= _ONE << np.uint64(r & 63)
+        key[u] = p if nodes.decision[node] == DECISION_CATEGORY else nodes.feature[node]
+        start[key[u] + 1] += 1
+    start = np.cumsum(start)
+    group, fill = np.empty(len(internal), np.int64), start[:-1].copy()
+    for u in range(len(internal)):
+        group[fill[key[u]]] = u; fill[key[u]] += 1
+    prefix_ok = (n + 1) * words * 8 <= _PREFIX_BYTES
+    prefix = np.zeros((n + 1 if prefix_ok else 1, words), np.uint64)
+    for j in range(p + 1):
+        us = group[start[j]: start[j + 1]]
+        if j == p or not prefix_ok or len(us) * n < 2 * (n + 1) * words:   # row by row
+            for t in prange(len(us)):
+                u = us[t]; node = internal[u]; f = nodes.feature[node]
+                for r in range(n):
+                    if goes_left(Z[r, f], node, nodes): bits[u, r >> 6] |= _ONE << np.uint64(r & 63)
+            continue
+        col = Z[:, j]
+        order = np.argsort(col)                       # NaN last
+        m = 0
+        while m < n and col[order[m]] == col[order[m]]: m += 1
+        values = col[order[:m]]
+        for k in range(m):                            # prefix[k]: the rows of the k smallest values
+            r = order[k]
+            for w in range(words): prefix[k + 1, w] = prefix[k, w]
+            prefix[k + 1, r >> 6] |= _ONE << np.uint64(r & 63)
+        zeros = order[:m][np.abs(values) <= LIGHTGBM_ZERO]
+        for t in prange(len(us)):
+            u = us[t]; node = internal[u]
+            k = _count_below(values, nodes.threshold[node], nodes.decision[node] == DECISION_LE)
+            for w in range(words): bits[u, w] = prefix[k, w]
+            for r in order[m:]: _set_direction(bits, u, r, goes_left(col[r], node, nodes))
+            if nodes.missing[node] == MISSING_ZERO_OR_NAN:
+                for r in zeros: _set_direction(bits, u, r, goes_left(col[r], node, nodes))
     return bits
 
 # %% ../../../nbs/11_tree_pathwise.ipynb #a600b693
