@@ -201,9 +201,11 @@ def test_mutation_wrong_weights_are_caught():
     n_slots = int(count.max())
     bits = _background_bits(background, nodes, internal, np.zeros((len(internal), 1), np.uint64))
     right_w = _pair_weights(n_slots)
-    run = lambda W: _explain_rows_bits(rows, len(background), bits, row_of, slot, count, nodes, depth, n_slots, 1, 1, W)
+    run = lambda W, sort_x=True: _explain_rows_bits(rows, len(background), bits, row_of, slot, count, nodes, depth, n_slots,
+                                                    1, 1, W, sort_x)
     truth = np.stack([brute_force(e, rows[i], background) for i in range(2)])
-    np.testing.assert_allclose(run(right_w)[..., 0], truth, rtol=0, atol=1e-10)
+    for sort_x in (True, False):                  # the block's directions from its sorted rows, or row by row
+        np.testing.assert_allclose(run(right_w, sort_x)[..., 0], truth, rtol=0, atol=1e-10)
     np.testing.assert_allclose(_bitset_values(e, rows, background, trees)[..., 0], truth, rtol=0, atol=1e-10)
     assert np.abs(run(right_w[::-1].copy())[..., 0] - truth).max() > 1e-3
 

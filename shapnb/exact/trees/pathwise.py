@@ -382,6 +382,20 @@ def _count_below(values, t, inclusive):
         else: hi = mid
     return lo
 
+@njit(cache=True)
+def _sorted_prefixes(col, values, prefix):
+    "Sort `col` into `values` (NaN left out) and set prefix[k] to the rows of its k smallest values, as bitsets; the row order (NaN last) and the number of values."
+    order = np.argsort(col)
+    m = 0
+    while m < len(col) and col[order[m]] == col[order[m]]: m += 1
+    for w in range(prefix.shape[1]): prefix[0, w] = 0
+    for k in range(m):
+        r = order[k]
+        values[k] = col[r]
+        for w in range(prefix.shape[1]): prefix[k + 1, w] = prefix[k, w]
+        prefix[k + 1, r >> 6] |= _ONE << np.uint64(r & 63)
+    return order, m
+
 @njit(cache=True, inline="always")
 def _set_direction(bits, u, r, left):
     "Set bit `r` of split `u`'s bitset to `left`."
@@ -403,7 +417,7 @@ def _background_bits(Z, nodes, internal, bits):
     for u in range(len(internal)):
         group[fill[key[u]]] = u; fill[key[u]] += 1
     prefix_ok = (n + 1) * words * 8 <= _PREFIX_BYTES
-    prefix = np.zeros((n + 1 if prefix_ok else 1, words), np.uint64)
+    prefix, values = np.zeros((n + 1 if prefix_ok else 1, words), np.uint64), np.zeros(n)
     for j in range(p + 1):
         us = group[start[j]: start[j + 1]]
         if j == p or not prefix_ok or len(us) * n < 2 * (n + 1) * words:   # row by row
@@ -413,18 +427,11 @@ def _background_bits(Z, nodes, internal, bits):
                     if goes_left(Z[r, f], node, nodes): bits[u, r >> 6] |= _ONE << np.uint64(r & 63)
             continue
         col = Z[:, j]
-        order = np.argsort(col)                       # NaN last
-        m = 0
-        while m < n and col[order[m]] == col[order[m]]: m += 1
-        values = col[order[:m]]
-        for k in range(m):                            # prefix[k]: the rows of the k smallest values
-            r = order[k]
-            for w in range(words): prefix[k + 1, w] = prefix[k, w]
-            prefix[k + 1, r >> 6] |= _ONE << np.uint64(r & 63)
-        zeros = order[:m][np.abs(values) <= LIGHTGBM_ZERO]
+        order, m = _sorted_prefixes(col, values, prefix)
+        zeros = order[:m][np.abs(values[:m]) <= LIGHTGBM_ZERO]
         for t in prange(len(us)):
             u = us[t]; node = internal[u]
-            k = _count_below(values, nodes.threshold[node], nodes.decision[node] == DECISION_LE)
+            k = _count_below(values[:m], nodes.threshold[node], nodes.decision[node] == DECISION_LE)
             for w in range(words): bits[u, w] = prefix[k, w]
             for r in order[m:]: _set_direction(bits, u, r, goes_left(col[r], node, nodes))
             if nodes.missing[node] == MISSING_ZERO_OR_NAN:
@@ -437,7 +444,7 @@ BITS_BYTES = 64 << 20   # memory of the background bitsets of one pass; a larger
 
 # %% ../../../nbs/11_tree_pathwise.ipynb #51c151ae
 @njit(cache=True, parallel=True)
-def _explain_rows_bits(X, n_bg, bits, row_of, slot, count, nodes, depth, n_slots, n_outputs, n_chunks, W):
+def _explain_rows_bits(X, n_bg, bits, row_of, slot, count, nodes, depth, n_slots, n_outputs, n_chunks, W, sort_x):
     "Interventional Shapley values (n, p, k) of every row through the trees of `nodes`, the background as bitsets."
     left, right, feature, value = nodes.left, nodes.right, nodes.feature, nodes.value
     n, p = X.shape
@@ -466,6 +473,11 @@ def _explain_rows_bits(X, n_bg, bits, row_of, slot, count, nodes, depth, n_slots
         xr = np.zeros((depth + 1, BIT_BLOCK), np.uint64)     # per level and row: the slots the row meets, as a mask
         own = np.zeros((BIT_BLOCK, n_slots + 1, k_leaf))    # per row and slot: its own sums, settled when the slot is popped
         shared = np.zeros((BIT_BLOCK, n_slots + 2, k_leaf)) # per row and k: sums owed to every slot below k (suffix sums)
+        n_sorted = p if sort_x else 0                        # per feature, the block's rows sorted (built on first use):
+        x_values, x_m = np.zeros((n_sorted, BIT_BLOCK)), np.zeros(n_sorted, np.int64)        # values, NaN left out
+        x_prefix = np.zeros((n_sorted, BIT_BLOCK + 1, 1), np.uint64)                          # rows of the k smallest
+        x_undecided = np.zeros((n_sorted, 2), np.uint64)    # rows the comparison does not decide: NaN; zero (as missing)
+        x_block = np.full(n_sorted, -1, np.int64)           # the block they were built for
         for r0 in range(lo, hi, BIT_BLOCK):
             R = min(BIT_BLOCK, hi - r0)
             rows_mask = ~np.uint64(0) if R == 64 else (_ONE << np.uint64(R)) - _ONE
@@ -489,7 +501,18 @@ def _explain_rows_bits(X, n_bg, bits, row_of, slot, count, nodes, depth, n_slots
                         for w in range(words): old_z[d, w] = Zs[s, w]
                         xl = np.uint64(0)
                         m = alive[d]
-                        while m:
+                        if sort_x and nodes.decision[node] != DECISION_CATEGORY:   # a prefix of the sorted rows goes left
+                            if x_block[j] != r0:
+                                x_block[j] = r0
+                                order, x_m[j] = _sorted_prefixes(X[r0: r0 + R, j], x_values[j], x_prefix[j])
+                                x_undecided[j, 0] = x_undecided[j, 1] = 0
+                                for k in range(x_m[j], R): x_undecided[j, 0] |= _ONE << np.uint64(order[k])
+                                for k in range(x_m[j]):
+                                    if abs(x_values[j, k]) <= LIGHTGBM_ZERO: x_undecided[j, 1] |= _ONE << np.uint64(order[k])
+                            k = _count_below(x_values[j, :x_m[j]], nodes.threshold[node], nodes.decision[node] == DECISION_LE)
+                            m &= x_undecided[j, 0] | (x_undecided[j, 1] if nodes.missing[node] == MISSING_ZERO_OR_NAN else np.uint64(0))
+                            xl = x_prefix[j, k, 0] & alive[d] & ~m
+                        while m:                                   # the others one by one
                             low = m & (~m + _ONE); m ^= low
                             if goes_left(X[r0 + _bit_index(low), j], node, nodes): xl |= low
                         x_left[d] = xl
@@ -644,11 +667,12 @@ def _bitset_values(e, rows, background, trees):
     threads = numba.get_num_threads()
     chunks = min(len(rows), threads * -(-len(rows) // (BIT_BLOCK * threads)))
     words = max(1, check_int(BITS_BYTES, "BITS_BYTES", minimum=1) // (8 * (len(internal) + BIT_BLOCK * (depth + 2) * threads)))
+    sort_x = len(internal) >= 4 * e.n_features and e.n_features * BIT_BLOCK * 16 <= _PREFIX_BYTES   # splits per feature to pay for sorting
     phi = np.zeros((len(rows), e.n_features, e.n_outputs))
     for b0 in range(0, len(background), 64 * words):
         Z = background[b0: b0 + 64 * words]
         bits = _background_bits(Z, nodes, internal, np.zeros((len(internal), -(-len(Z) // 64)), np.uint64))
-        part = _explain_rows_bits(rows, len(Z), bits, row_of, slot, count, sel, depth, n_slots, e.n_outputs, chunks, W)
+        part = _explain_rows_bits(rows, len(Z), bits, row_of, slot, count, sel, depth, n_slots, e.n_outputs, chunks, W, sort_x)
         phi += part * (len(Z) / len(background)) if len(Z) < len(background) else part
     return phi
 
