@@ -396,6 +396,16 @@ def _sorted_prefixes(col, values, prefix):
         prefix[k + 1, r >> 6] |= _ONE << np.uint64(r & 63)
     return order, m
 
+@njit(cache=True)
+def _sorted_block(col, values, prefix, undecided):
+    "`_sorted_prefixes` of a block's column (at most 64 rows), with undecided[0] its NaN rows and undecided[1] its zeros, as bitsets; the number of values."
+    order, m = _sorted_prefixes(col, values, prefix)
+    undecided[0] = undecided[1] = 0
+    for k in range(len(col)):
+        if k >= m: undecided[0] |= _ONE << np.uint64(order[k])
+        elif abs(values[k]) <= LIGHTGBM_ZERO: undecided[1] |= _ONE << np.uint64(order[k])
+    return m
+
 @njit(cache=True, inline="always")
 def _set_direction(bits, u, r, left):
     "Set bit `r` of split `u`'s bitset to `left`."
@@ -504,11 +514,7 @@ def _explain_rows_bits(X, n_bg, bits, row_of, slot, count, nodes, depth, n_slots
                         if sort_x and nodes.decision[node] != DECISION_CATEGORY:   # a prefix of the sorted rows goes left
                             if x_block[j] != r0:
                                 x_block[j] = r0
-                                order, x_m[j] = _sorted_prefixes(X[r0: r0 + R, j], x_values[j], x_prefix[j])
-                                x_undecided[j, 0] = x_undecided[j, 1] = 0
-                                for k in range(x_m[j], R): x_undecided[j, 0] |= _ONE << np.uint64(order[k])
-                                for k in range(x_m[j]):
-                                    if abs(x_values[j, k]) <= LIGHTGBM_ZERO: x_undecided[j, 1] |= _ONE << np.uint64(order[k])
+                                x_m[j] = _sorted_block(X[r0: r0 + R, j], x_values[j], x_prefix[j], x_undecided[j])
                             k = _count_below(x_values[j, :x_m[j]], nodes.threshold[node], nodes.decision[node] == DECISION_LE)
                             m &= x_undecided[j, 0] | (x_undecided[j, 1] if nodes.missing[node] == MISSING_ZERO_OR_NAN else np.uint64(0))
                             xl = x_prefix[j, k, 0] & alive[d] & ~m
