@@ -9,6 +9,7 @@ of the call (time.process_time, one thread).
   taskset -c 1 python bench/gp_surrogate.py tune [n_seeds=3]  -> bench/results/gp_surrogate_tuning.json
   taskset -c 1 python bench/gp_surrogate.py summary            -> recomputes the tuning summary from the saved runs
   taskset -c 1 python bench/gp_surrogate.py report             -> bench/results/gp_surrogate_reporting.json
+  python bench/gp_surrogate.py shrinkage [part n_parts]         -> bench/results/gp_surrogate_shrinkage.json
 
 `tune` runs the variants of VARIANTS (kernel, folds, hyperparameters shared or per fold, a fraction of the budget spent
 first on ShaplEIG's EIG-chosen coalitions) and, on the SAME games, budgets and seeds, kernel_shap, regression_msr and our
@@ -21,7 +22,16 @@ mean MSE of all methods run, and coverage of the 95% intervals by budget.
 
 `report` runs only CHOSEN (method name "gp_surrogate_shap"), budgets p+2, 2p, 3p, 4p, 8p, seeds 0-4, and writes a JSON
 list of runs {"game", "p", "budget_label", "budget", "seed", "method", "mse", "seconds", "coverage", "n_evals"} that
-bench/issue17_report.py reads. Run it once, after the choice is fixed. BLAS and torch threads are limited to one.
+bench/issue17_report.py reads. Run it once, after the choice is fixed.
+
+`shrinkage` (a diagnostic on the tuning half, seeds 0-2, budgets 2p-8p, active fractions SHRINK_ACTIVE) splits each
+run of the whole (design-unbiased) correction into the alternatives it could report: the folds' surrogate values alone, the
+correction shrunk towards zero by a James-Stein weight w = (1 - c / |delta|^2)_+ (delta: the correction's zero-sum
+part, S: its bootstrap covariance; c = tr S, the plug-in of the oracle weight, or Bock's c = tr S - 2 lambda_max(S)),
+and the GP posterior mean fitted to every evaluated coalition; with the MSE of
+each against our shapleig on the same runs, and the coverage of the corrected estimate's interval around each.
+Records go to bench/results/gp_surrogate_shrinkage.jsonl (parts can run in parallel: `shrinkage 0 2`, `shrinkage 1 2`;
+then `shrinkage` alone writes the summary once every part is done). BLAS and torch threads are limited to one.
 The games are found by the one lookup, tests/benchmark_games.py ($SHAPNB_GAMES_DIR, else ../shared/games/precomputed)."""
 import os
 for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"): os.environ.setdefault(_v, "1")
@@ -38,17 +48,19 @@ from shapnb.core.games import load_table_game
 from shapnb.sampling.kernelshap import kernel_shap
 from shapnb.sampling.baselines import regression_msr
 from shapnb.bayes.shapleig import shapleig
-from shapnb.bayes.surrogate import gp_surrogate_shap
+from shapnb.bayes.surrogate import gp_surrogate_shap, GPSurrogate
 
 NAME = "gp_surrogate_shap"
-CHOSEN = dict()   # the configuration chosen on the tuning half (see the notebook): the defaults of gp_surrogate_shap
-VARIANTS = {
-    "gps auto K=5 shared": dict(),
-    "gps auto K=10 shared": dict(n_folds=10),
-    "gps hamming K=5 shared": dict(kernel="hamming"),
-    "gps auto K=5 fold": dict(hyper_fit="fold"),
-    "gps auto K=5 active=0.25": dict(active=0.25),
-    "gps auto K=5 active=0.5": dict(active=0.5),
+CHOSEN = dict()   # the configuration chosen on the tuning half (see notebook 35): the defaults of gp_surrogate_shap (shrunk correction)
+VARIANTS = {   # the first six: the whole (design-unbiased) correction; then notebook 25's shrunk correction
+    "gps auto K=5 shared": dict(correction="full"),
+    "gps auto K=10 shared": dict(n_folds=10, correction="full"),
+    "gps hamming K=5 shared": dict(kernel="hamming", correction="full"),
+    "gps auto K=5 fold": dict(hyper_fit="fold", correction="full"),
+    "gps auto K=5 active=0.25": dict(active=0.25, correction="full"),
+    "gps auto K=5 active=0.5": dict(active=0.5, correction="full"),
+    "gps auto K=5 shrunk": dict(correction="shrunk"),
+    "gps auto K=5 shrunk active=0.75": dict(active=0.75, correction="shrunk"),
 }
 BASELINES = {
     "kernel_shap": lambda g, p, b, s: kernel_shap(g, p, b, seed=s, bootstrap=None),
@@ -132,6 +144,81 @@ def report():
     print(f"{len(runs)} runs -> {path}")
 
 
+SHRINK_ACTIVE = (0.0, 0.5, 0.75)
+SHRINK_ESTIMATES = ("corrected", "surrogate", "shrunk", "shrunk_bock", "full_gp", "full_gp_shrunk")
+
+
+def shrinkage_record(g, p, truth, label, budget, seed, active) -> dict:
+    "One diagnostic run: the MSE of each of SHRINK_ESTIMATES, the James-Stein weight, coverage around each."
+    import numpy as np
+    e = gp_surrogate_shap(g, p, budget, seed=seed, bootstrap="symmetric", active=active, correction="full")
+    d = e.details
+    cor = d["correction"]
+    c0 = np.full(p, cor.sum() / p)                         # the efficiency part (the HT part sums to zero)
+    delta = cor - c0
+    D = d["replicates"] - d["replicates"].mean(0)
+    S = D.T @ D / (len(D) - 1)
+    w = max(0.0, 1 - np.trace(S) / max(float(delta @ delta), 1e-300))
+    top = float(np.linalg.eigvalsh(S)[-1])                 # Bock's constant tr S - 2 lambda_max (dominance needs tr S >= 4 lambda_max)
+    w_bock = max(0.0, 1 - max(np.trace(S) - 2 * top, 0.0) / max(float(delta @ delta), 1e-300))
+    sur = d["surrogate_values"] + c0
+    ends = np.array([np.zeros(p, bool), np.ones(p, bool)])
+    Za, ya = d["anchors"] if d["anchors"] is not None else (np.zeros((0, p), bool), np.zeros(0))
+    Z = np.concatenate([ends, Za, d["coalitions"]])
+    y = np.concatenate([[d["v_empty"], d["v_full"]], ya, d["game_values"]])
+    gp = GPSurrogate().prepare(Z, y).fit(Z, y)
+    full = gp.shapley(); full += (d["v_full"] - d["v_empty"] - full.sum()) / p
+    est = dict(corrected=e.values, surrogate=sur, shrunk=sur + w * delta, shrunk_bock=sur + w_bock * delta, full_gp=full,
+               full_gp_shrunk=full + w * delta)
+    rec = dict(p=p, budget_label=label, budget=budget, seed=seed, active=active, weight=w, weight_bock=w_bock,
+               trace_over_top=float(np.trace(S) / top), n_evals=int(e.n_evals))
+    for k, v in est.items():
+        rec[f"mse_{k}"] = float(np.mean((v - truth) ** 2))
+        rec[f"coverage_{k}"] = float(np.mean(np.abs(v - truth) <= 1.959963984540054 * e.se))
+    return rec
+
+
+def shrinkage(part: int, n_parts: int):
+    "The diagnostic runs of one part of the tuning games; records appended to the .jsonl at once."
+    files = json.loads((RESULTS / "tuning_games.json").read_text())["games"][part::n_parts]
+    log = RESULTS / "gp_surrogate_shrinkage.jsonl"
+    done = set()
+    if log.exists():
+        for line in log.read_text().splitlines():
+            r = json.loads(line); done.add((r["game"], r["budget_label"], r["seed"], r["active"]))
+    with log.open("a") as out:
+        for f in files:
+            g = load_table_game(games_dir() / f); p = g.n_players; truth = g.exact_shapley()
+            for label, budget in GRID:
+                if label not in CELL_LABELS: continue
+                for seed in range(3):
+                    for active in SHRINK_ACTIVE:
+                        if (f[:-4], label, seed, active) in done: continue
+                        r = shrinkage_record(g, p, truth, label, budget(p), seed, active); r["game"] = f[:-4]
+                        out.write(json.dumps(r) + "\n"); out.flush()
+            print(f, flush=True)
+
+
+def shrinkage_summary() -> dict:
+    "Per active fraction and budget: geometric-mean MSE of each estimate over the cells relative to our shapleig (same runs), cells where it beats both our ShaplEIGs, mean weight, coverage."
+    import numpy as np, pandas as pd
+    d = pd.DataFrame([json.loads(l) for l in (RESULTS / "gp_surrogate_shrinkage.jsonl").read_text().splitlines()])
+    t = pd.DataFrame(tuning_runs())
+    base = t[t.method.isin(["shapleig", "shapleig_old"])].pivot_table(index=["game", "budget_label", "seed"], columns="method", values="mse")
+    d = d.join(base, on=["game", "budget_label", "seed"])
+    out = {}
+    for a, x in d.groupby("active"):
+        cell = x.groupby(["game", "budget_label"]).mean(numeric_only=True)
+        out[str(a)] = {b: dict(cells=int(len(y)), weight=float(y.weight.mean()), weight_bock=float(y.weight_bock.mean()),
+                               trace_over_top_median=float(x[x.budget_label == b].trace_over_top.median()),
+                               mse_vs_shapleig={k: gmean(y[f"mse_{k}"] / y["shapleig"]) for k in SHRINK_ESTIMATES},
+                               cells_below_both_shapleigs={k: int((y[f"mse_{k}"] < np.minimum(y.shapleig, y.shapleig_old)).sum())
+                                                           for k in SHRINK_ESTIMATES},
+                               coverage={k: float(x[x.budget_label == b][f"coverage_{k}"].mean()) for k in SHRINK_ESTIMATES})
+                       for b, y in cell.groupby(level=1)}
+    return dict(n_runs=len(d), by_active=out)
+
+
 if __name__ == "__main__":
     mode = sys.argv[1] if len(sys.argv) > 1 else "tune"
     warnings.simplefilter("ignore")   # small budgets warn (underdetermined designs): expected here
@@ -147,4 +234,10 @@ if __name__ == "__main__":
             print(json.dumps(out["summary"], indent=1))
         elif mode == "report":
             report()
-        elif mode != "summary": sys.exit(f"unknown mode {mode!r}: use tune, summary or report")
+        elif mode == "shrinkage":
+            if len(sys.argv) > 2: shrinkage(int(sys.argv[2]), int(sys.argv[3]))
+            else:
+                out = shrinkage_summary()
+                (RESULTS / "gp_surrogate_shrinkage.json").write_text(json.dumps(out, indent=1) + "\n")
+                print(json.dumps(out, indent=1))
+        elif mode != "summary": sys.exit(f"unknown mode {mode!r}: use tune, summary, report or shrinkage")

@@ -13,7 +13,7 @@ The names below are imported on first use, so `import shapnb` loads neither numb
 """
 __version__ = "0.1.0"
 
-import importlib
+import importlib as _importlib
 
 _LAZY = {  # public name: module that defines it
     "explain": "shapnb.front",
@@ -39,8 +39,8 @@ __all__ = [*_LAZY, *_SUBPACKAGES]
 
 def __getattr__(name):
     "Import a public name or subpackage on first use (PEP 562)."
-    if name in _LAZY: value = getattr(importlib.import_module(_LAZY[name]), name)
-    elif name in _SUBPACKAGES: value = importlib.import_module(f"shapnb.{name}")
+    if name in _LAZY: value = getattr(_importlib.import_module(_LAZY[name]), name)
+    elif name in _SUBPACKAGES: value = _importlib.import_module(f"shapnb.{name}")
     else: raise AttributeError(f"module 'shapnb' has no attribute {name!r}")
     globals()[name] = value
     return value

@@ -124,8 +124,16 @@ def _output_names(model, explainer, values: np.ndarray):
     if classes is not None and len(classes) == values.shape[2]: return [str(c) for c in classes]
     return None
 
+def _is_classifier(model) -> bool:
+    "Whether `model` is a fitted classifier (scikit-learn's convention, or `classes_` with `predict_proba`), whose predict gives labels."
+    return getattr(model, "_estimator_type", None) == "classifier" or (hasattr(model, "classes_") and hasattr(model, "predict_proba"))
+
 def _explain_model(model, X, method, data, budget, seed, progress, names, options, executor=None) -> Explanation:
     "Explanation of the (matched) rows `X` of a model, the rows or each row's game evaluations run through `executor` if given."
+    if method == "kernel" and data is not None:
+        raise ValueError("method='kernel' explains the model's own product-kernel game (an absent feature matches every support "
+                         "vector), which uses no background: data would be ignored. Drop data for that game, or pass "
+                         "method='exact' or 'kernelshap' (with a budget) for the marginal game over data")
     if method in ("tree", "kernel"):
         if method == "tree" and data is not None: options = dict(feature_perturbation="interventional") | options
         explainer = TreeExplainer(model, data, **options) if method == "tree" else ProductKernelExplainer(model, **options)
@@ -133,6 +141,10 @@ def _explain_model(model, X, method, data, budget, seed, progress, names, option
         return Explanation(values, explainer.expected_value, data=X, feature_names=names,
                            output_names=_output_names(model, explainer, values), method=method)
     if data is None: raise ValueError(f"method={method!r} on a model needs background data (rows to average missing features over)")
+    if _is_classifier(model):
+        raise ValueError(f"{type(model).__name__} is a classifier: its predict returns class labels, whose Shapley values mean "
+                         "nothing; explain a probability or a score instead, e.g. explain(lambda X: model.predict_proba(X)[:, 1], "
+                         "X, data=...) (or pass model.predict itself to explain the labels as numbers)")
     predict = model.predict if hasattr(model, "predict") else model
     if not callable(predict): raise ValueError("the model must have a predict method or be callable")
     p = X.shape[1]
@@ -150,6 +162,13 @@ def _explain_model(model, X, method, data, budget, seed, progress, names, option
                        n_evals=np.array(n), method=method, details={"se_note": declined[0]} if declined else None)
 
 # %% ../nbs/41_explain.ipynb #adf20d1d
+def _names_in_model_order(names, given: list, matched: list) -> list:
+    "The user's `names` of the columns `given` (their own order), in the order `matched` of the model's features."
+    names = list(names)
+    if len(names) != len(given): raise ValueError(f"feature_names must hold {len(given)} names, one per column of X; got {len(names)}")
+    where = {c: i for i, c in enumerate(given)}
+    return [names[where[c]] for c in matched]
+
 def explain(model_or_game,              # a fitted model (or a predict callable) with rows X, or a game with p
             X=None,                     # rows to explain: (n, p) array or DataFrame, one row (p,) or a Series; None for a game
             *,
@@ -180,12 +199,20 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
             v, base, se, sd, n, note = _explain_game(model_or_game, p, method, budget, seed, progress, dict(options), executor)
         return Explanation(v, base, se=se, sd=sd, feature_names=feature_names, n_evals=n, method=method,
                            details={"se_note": note} if note else None)
+    given = [str(c) for c in X.columns] if is_frame(X) else [str(c) for c in X.index] if is_series(X) else None
     X, data, single = _tables(model_or_game, X, data)
+    if feature_names is not None and given is not None and is_frame(X):
+        feature_names = _names_in_model_order(feature_names, given, [str(c) for c in X.columns])
     if feature_names is None:
         feature_names = ([str(c) for c in X.columns] if is_frame(X) else model_feature_names(model_or_game)
                          or ([str(c) for c in data.columns] if is_frame(data) else None))
-    if method == "auto":
+    if method == "auto":   # the kernel route has no background: with data, the marginal game
         method = ("tree" if _supported(tree_ensemble, model_or_game) else
-                  "kernel" if _supported(kernel_expansion, model_or_game) else "kernelshap")
+                  "kernel" if data is None and _supported(kernel_expansion, model_or_game) else "kernelshap")
+        if method == "kernelshap" and budget is None and data is not None:
+            p_x = X.shape[1]
+            raise ValueError(f"method='auto' explains this model by KernelSHAP on the marginal game over data, which needs a "
+                             f"budget (game evaluations per row), e.g. budget=200; or pass method='exact' to evaluate all "
+                             f"2^{p_x} coalitions of each row ({2 ** p_x * len(data)} predictions per row)")
     e = _explain_model(model_or_game, X, method, data, budget, seed, progress, feature_names, dict(options), executor)
     return e[0] if single else e

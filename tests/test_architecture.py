@@ -154,3 +154,5 @@ def test_every_public_top_level_name_resolves():
     import shapnb
     for name in shapnb.__all__: assert getattr(shapnb, name) is not None, name
     with pytest.raises(AttributeError, match="no attribute 'TreeExplaner'"): shapnb.TreeExplaner
+    public = {n for n in dir(shapnb) if not n.startswith("_")}
+    assert public == set(shapnb.__all__), public ^ set(shapnb.__all__)   # tab completion shows the API, no helper modules

@@ -59,7 +59,12 @@ class Explanation:
         self._se, self._sd = (None if s is None else self._spread(name, s, values.shape)
                               for name, s in (("se", se), ("sd", sd)))
         if data is not None and hasattr(data, "columns"):   # a pandas DataFrame names its features
-            feature_names = list(data.columns) if feature_names is None else feature_names
+            columns = [str(c) for c in data.columns]
+            if feature_names is None: feature_names = list(data.columns)
+            elif not isinstance(feature_names, str) and list(map(str, feature_names)) != columns and \
+                    sorted(map(str, feature_names)) == sorted(columns):
+                raise ValueError(f"data's columns {columns} are feature_names {list(feature_names)} in another order: "
+                                 "pass data[feature_names] so that each column stays with its name")
             data = data.to_numpy()
         if data is not None:
             data = np.asarray(data)

@@ -86,7 +86,7 @@ def evaluate_game(game, # callable on a boolean (k, p) coalition matrix, returni
     try: out = out.astype(float)
     except (TypeError, ValueError): raise ValueError(f"the game must return numbers, got values of dtype {out.dtype}") from None
     if out.shape != (Z.shape[0],):
-        if out.size == Z.shape[0] and out.ndim <= 2: out = out.reshape(-1)  # accept (k, 1) columns
+        if out.shape == (Z.shape[0], 1) or (out.ndim == 0 and Z.shape[0] == 1): out = out.reshape(-1)  # accept (k, 1) columns
         else: raise ValueError(f"the game must return shape ({Z.shape[0]},) for {Z.shape[0]} coalitions, got {out.shape}")
     if not np.isfinite(out).all():
         bad = np.flatnonzero(~np.isfinite(out))[0]

@@ -354,6 +354,12 @@ def reported_standard_errors(estimate: Explanation,  # a KernelSHAP estimate: it
             return {**out, "se_method": None, "se_note": (f"no standard errors at budget {d.n_evals} for p = {d.p}: a single "
                     "sampled unit lies outside the enumerated strata, and its variance cannot be estimated from one unit")}
     se, reps = standard_errors(estimate, used, n_boot=n_boot, seed=seed, progress=progress)
+    if not d.enumerated and np.all(se <= 1e-12 * np.abs(estimate.values).max()):
+        return {**out, "se_method": None, "se_note": (f"no standard errors at budget {d.n_evals} for p = {d.p}: the sampled "
+                "coalitions are fitted exactly (every replicate gives the same values), so the design shows no error to "
+                "estimate. For a game without interactions of order three or more (additive or pairwise, which paired "
+                "designs fit exactly) the values are then exact; for any other game the fit interpolates the sampled units "
+                "and its error is unseen. A larger budget, or enumerating every coalition, decides.")}
     if used == "jackknife" and not d.enumerated:
         out["se_inflation"] = df_inflation(df)
         with np.errstate(over="ignore"): se = se * out["se_inflation"]

@@ -20,8 +20,8 @@ from .regression import sum_zero_basis, check_identifiable, residual_df, DF_MIN
 from .bootstrap import replicate_multiplicities, replicate_se
 
 # %% auto #0
-__all__ = ['TREES', 'SURROGATES', 'N_FOLDS', 'population_gram', 'linear_shapley', 'is_surrogate', 'CoalitionSurrogate',
-           'fit_surrogate', 'assign_folds', 'surrogate_shap']
+__all__ = ['TREES', 'SURROGATES', 'N_FOLDS', 'CORRECTIONS', 'population_gram', 'linear_shapley', 'is_surrogate',
+           'CoalitionSurrogate', 'fit_surrogate', 'assign_folds', 'shrinkage_weight', 'surrogate_shap']
 
 # %% ../../nbs/25_surrogate.ipynb #9b784df6
 def population_gram(p: int, # number of players, at least 2
@@ -198,7 +198,31 @@ def _declined(design: CoalitionDesign) -> str | None:
                 f"residuals. A budget of at least {2 * (p - 1 + DF_MIN) + 2} evaluations gives standard errors.")
     return None
 
+# %% ../../nbs/25_surrogate.ipynb #4a6c207b
+CORRECTIONS = ("full", "shrunk")   # the correction added whole (design-unbiased) or shrunk towards the surrogate (see above)
+
+def shrinkage_weight(delta,                 # (p,) the correction's zero-sum part, PG^{-1} sum_u T_u
+                     total_variance: float, # tr Σ: the summed variances of delta's entries (the bootstrap's)
+                    ) -> float:
+    "The plug-in $(1-\\operatorname{tr}\\hat\\Sigma/\\|\\hat\\delta\\|^2)_+$ of the oracle weight $\\|\\delta\\|^2/(\\|\\delta\\|^2+\\operatorname{tr}\\Sigma)$."
+    delta = np.asarray(delta, float)
+    if delta.ndim != 1 or not np.isfinite(delta).all(): raise ValueError("delta must be a finite (p,) vector")
+    if isinstance(total_variance, (bool, np.bool_)) or not np.isscalar(total_variance) or not np.isfinite(total_variance) \
+            or total_variance < 0:
+        raise ValueError(f"total_variance must be a finite number >= 0, got {total_variance!r}")
+    size = float(delta @ delta)
+    return 0.0 if size == 0.0 else max(0.0, 1.0 - float(total_variance) / size)
+
+
 # %% ../../nbs/25_surrogate.ipynb #44bf256e
+def _check_anchors(anchors, p: int):
+    "Anchors as (Z bool (m, p), y float (m,)) finite, or None."
+    if anchors is None: return None
+    if not (isinstance(anchors, tuple) and len(anchors) == 2): raise TypeError("anchors must be a tuple (Z, y) or None")
+    Za, ya = check_coalitions(anchors[0], p), np.asarray(anchors[1], float)
+    if ya.shape != (len(Za),) or not np.isfinite(ya).all(): raise ValueError(f"anchors' y must be {len(Za)} finite values, one per coalition")
+    return Za, ya
+
 def surrogate_shap(game,                      # callable on a boolean (k, p) coalition matrix, returning k floats
                    p: int,                    # number of players
                    budget: int,               # distinct game evaluations, ∅ and N included
@@ -206,19 +230,23 @@ def surrogate_shap(game,                      # callable on a boolean (k, p) coa
                    seed=None,                 # int, numpy Generator or None
                    surrogate="trees",         # one of SURROGATES, an unfitted tree regressor TreeExplainer explains, or an object of the surrogate protocol (`is_surrogate`)
                    n_folds: int = N_FOLDS,    # folds K of the cross-fitting, at least 2
+                   correction: str = "full",  # one of CORRECTIONS: "full" (design-unbiased) or "shrunk" (towards the surrogate, by `shrinkage_weight`)
+                   anchors=None,              # (Z, y): coalitions evaluated beforehand (not counted here), in every fold's training data, or None
                    bootstrap: str | None = "auto", # "auto" (SE where it can be trusted), "symmetric" (always), None (no SE)
                    n_boot: int = 200,         # bootstrap replicates, at least 2
                    executor=None,             # None (in-process), a concurrent.futures.Executor or a Dask Client (notebook 05)
                    chunk_size: int | None = None, # coalitions per task with an executor; None: about four tasks per worker
                   ) -> Explanation:
-    "Exact Shapley values of cross-fitted surrogates (trees, or any of the protocol) plus a design-unbiased HT correction of their residuals, with bootstrap SEs."
+    "Exact Shapley values of cross-fitted surrogates (trees, or any of the protocol) plus an HT correction of their residuals (whole, or shrunk), with bootstrap SEs."
     if not callable(game): raise TypeError(f"a game must be callable on a (k, p) coalition matrix, got {type(game).__name__}")
     p = check_n_players(p)
     budget = check_int(budget, "the budget (game evaluations)")
     _check_surrogate(surrogate)
     n_folds = check_int(n_folds, "n_folds", minimum=2)
+    if correction not in CORRECTIONS: raise ValueError(f"correction must be one of {CORRECTIONS}, got {correction!r}")
     if bootstrap not in ("auto", "symmetric", None): raise ValueError(f"bootstrap must be 'auto', 'symmetric' or None, got {bootstrap!r}")
     n_boot = check_int(n_boot, "n_boot", minimum=2)
+    anchors = _check_anchors(anchors, p)
     rng = np.random.default_rng(seed)
     if p == 1:
         check_int(budget, "the budget (game evaluations)", minimum=2)
@@ -230,7 +258,9 @@ def surrogate_shap(game,                      # callable on a boolean (k, p) coa
     check_identifiable(d)   # an UnderdeterminedWarning before any evaluation if the budget is too small
     ends = np.array([np.zeros(p, bool), np.ones(p, bool)])
     values = evaluate_coalitions(game, np.concatenate([ends, d.coalitions]), executor, chunk_size)
-    v0, v1, y = float(values[0]), float(values[1]), values[2:]
+    Za, ya = anchors if anchors is not None else (np.zeros((0, p), bool), np.zeros(0))
+    e = int(np.frexp(max(np.abs(values).max(), np.abs(ya).max(initial=0.0)))[1])   # work in units of 2^e: exact, any scale
+    v0, v1, y, ya = float(np.ldexp(values[0], -e)), float(np.ldexp(values[1], -e)), np.ldexp(values[2:], -e), np.ldexp(ya, -e)
     Z, M, counts = d.coalitions, d.population, d.counts
     K = min(n_folds, d.n_units)
     fold_of_unit = assign_folds(d, K, rng)
@@ -247,17 +277,18 @@ def surrogate_shap(game,                      # callable on a boolean (k, p) coa
     h = d.stratum
     T = np.zeros((d.n_units, p - 1))
     phi_0, surrogates, phi_folds = np.zeros(p), [], []
+    def training(rows):   # ∅, N, the anchors and the design's rows `rows`, with weights: ∅ and N heavy, anchors average
+        w = d.weights[rows]
+        heavy = max(w.sum(), 1.0)
+        return (np.concatenate([ends, Za, Z[rows]]), np.concatenate([[v0, v1], ya, y[rows]]),
+                np.concatenate([[heavy, heavy], np.full(len(Za), w.mean() if len(w) else 1.0), w]))
     template = surrogate
     if is_surrogate(surrogate) and callable(getattr(surrogate, "prepare", None)):   # once, on every evaluated coalition
-        heavy = max(d.weights.sum(), 1.0)
-        template = surrogate.prepare(np.concatenate([ends, Z]), np.concatenate([[v0, v1], y]), np.concatenate([[heavy, heavy], d.weights]))
+        template = surrogate.prepare(*training(np.ones(len(Z), bool)))
         if not is_surrogate(template):
             raise TypeError(f"{type(surrogate).__name__}.prepare must return an unfitted surrogate of the protocol, got {type(template).__name__}")
     for k in range(K):
-        train = fold != k
-        Zt, yt = np.concatenate([ends, Z[train]]), np.concatenate([[v0, v1], y[train]])
-        heavy = max(d.weights[train].sum(), 1.0)
-        g = fit_surrogate(template, Zt, yt, np.concatenate([[heavy, heavy], d.weights[train]]), seed=int(rng.integers(2 ** 31)))
+        g = fit_surrogate(template, *training(fold != k), seed=int(rng.integers(2 ** 31)))
         surrogates.append(g)
         g0, g1 = g.predict(ends)
         r0, r1 = v0 - g0, v1 - g1
@@ -270,18 +301,30 @@ def surrogate_shap(game,                      # callable on a boolean (k, p) coa
         phi_0 += (r1 - r0) / p / K
     phi_g = np.mean(phi_folds, axis=0)
     A = P @ np.linalg.inv(population_gram(p))                   # phi = phi_g + phi_0 + A sum_u T_u
-    correction = phi_0 + A @ T.sum(0)
-    phi = phi_g + correction
-    se, reps, used = None, None, None
+    delta = A @ T.sum(0)
+    S, weight = None, 1.0
     note = "no standard errors were asked for (bootstrap=None)" if bootstrap is None else (_declined(d) if bootstrap == "auto" else None)
+    if not d.enumerated and (correction == "shrunk" or (bootstrap is not None and note is None)):
+        S = replicate_multiplicities(d, "symmetric", n_boot, rng)   # resampled units: the SE, and tr Σ for the weight
+    if correction == "shrunk" and not d.enumerated:
+        weight = shrinkage_weight(delta, float(np.var((S @ T) @ A.T, axis=0, ddof=1).sum()))
+    phi = phi_g + phi_0 + weight * delta
+    se, reps, used = None, None, None
     if d.enumerated: se, used, note = np.zeros(p), "none (every coalition evaluated: exact)", None
     elif bootstrap is not None and note is None:
-        S = replicate_multiplicities(d, "symmetric", n_boot, rng)
-        reps = phi_g + phi_0 + (S @ T) @ A.T
+        reps = phi_g + phi_0 + (S @ T) @ A.T                   # the design-unbiased estimate's replicates
         spread = np.var(phi_folds, axis=0, ddof=1) if K > 1 else np.zeros(p)
         inflation = float(student_t.ppf(0.975, max(residual_df(d), 1)) / student_t.ppf(0.975, np.inf))
         se, used = inflation * np.sqrt(replicate_se(reps) ** 2 + spread), "symmetric"
-    details = dict(design=d, coalitions=Z, weights=d.weights, game_values=y, v_empty=v0, v_full=v1, folds=fold_of_unit,
-                   n_folds=K, surrogates=surrogates, surrogate_values=phi_g, correction=correction, unit_terms=T,
-                   fold_values=np.array(phi_folds), bootstrap=used, replicates=reps, se_note=note, exactly_unbiased=exactly_unbiased)
-    return Explanation(phi, v0, se=se, n_evals=d.n_evals, method="surrogate_shap", details=details)
+    unit = lambda x: None if x is None else np.ldexp(x, e)
+    with np.errstate(over="ignore"):
+        phi, se, reps = unit(phi), unit(se), unit(reps)
+    if not np.isfinite(phi).all() or (se is not None and not np.isfinite(se).all()):
+        raise ValueError("the values or their standard errors exceed the largest double; divide the game by a constant")
+    details = dict(design=d, coalitions=Z, weights=d.weights, game_values=values[2:], v_empty=float(values[0]),
+                   v_full=float(values[1]), folds=fold_of_unit, n_folds=K, surrogates=surrogates, unit_exponent=e,
+                   surrogate_values=unit(phi_g), correction=unit(phi_0 + weight * delta), full_correction=unit(phi_0 + delta),
+                   correction_kind=correction, shrinkage_weight=weight, unit_terms=unit(T), fold_values=unit(np.array(phi_folds)),
+                   bootstrap=used, replicates=reps, se_note=note, exactly_unbiased=exactly_unbiased)
+    return Explanation(phi, float(values[0]), se=se, n_evals=d.n_evals, method="surrogate_shap", details=details)
+

@@ -20,7 +20,7 @@ __all__ = ['DECISION_LE', 'DECISION_LT', 'DECISION_CATEGORY', 'MISSING_NAN', 'MI
 # %% ../../../nbs/10_tree_ensemble.ipynb #c5501a21
 DECISION_LE, DECISION_LT, DECISION_CATEGORY = 0, 1, 2        # x <= thr, x < thr, x's category in a set goes left
 MISSING_NAN, MISSING_AS_ZERO, MISSING_ZERO_OR_NAN = 0, 1, 2   # NaN -> default child; NaN compared as 0; 0 or NaN -> default
-LIGHTGBM_ZERO = 1e-35                                         # LightGBM treats |x| <= this as zero
+LIGHTGBM_ZERO = float(np.float32(1e-35))                    # LightGBM's kZeroThreshold (1e-35f): |x| <= this is zero
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #164d58c1
 class TreeNodes(NamedTuple):
@@ -208,6 +208,7 @@ class TreeEnsemble:
                  pandas_categorical: list | None = None,   # LightGBM: per pandas categorical column its category list, or None
                  categorical: list | None = None,          # per feature a CategoryCodes (how its categories become codes) or None (numeric, or codes as given)
                  missing_value: float = np.nan,            # the value that marks a missing entry (XGBoost's `missing`); NaN always does
+                 zero_below: float = 0.0,                  # inputs with |x| at most this are read as 0 (LightGBM: LIGHTGBM_ZERO); 0: none
                  sparse_absent: float | None = None,       # what an entry absent from a sparse matrix is (NaN: missing; 0.0: zero); None refuses sparse rows
                  source: str = "TreeEnsemble",             # the model's library, for messages
                 ):
@@ -231,6 +232,9 @@ class TreeEnsemble:
             raise ValueError(f"categorical must hold one CategoryCodes or None per feature ({self.n_features})")
         self.categorical = list(categorical) if categorical is not None and any(c is not None for c in categorical) else None
         self.missing_value, self.sparse_absent, self.source = float(missing_value), sparse_absent, source
+        if isinstance(zero_below, (bool, np.bool_)) or not np.isscalar(zero_below) or not (0 <= zero_below < np.inf):
+            raise ValueError(f"zero_below must be a finite number >= 0, got {zero_below!r}")
+        self.zero_below = float(zero_below)
         self.tree_output = np.full(len(trees), -1, np.int64) if tree_output is None else np.asarray(tree_output, np.int64)
         if self.tree_output.shape != (len(trees),): raise ValueError(f"tree_output must have one entry per tree ({len(trees)})")
         offsets = np.cumsum([0] + [len(t["left"]) for t in trees])
@@ -378,9 +382,14 @@ class TreeEnsemble:
             X = pd.DataFrame([list(X)], columns=X.index).infer_objects()
         if is_frame(X):
             names = names or [str(c) for c in X.columns]
-            rows = self._frame_rows(X, what)
+            try: rows = self._frame_rows(X, what)
+            except ValueError as err:
+                if not single: raise
+                raise ValueError(f"{err} (a Series does not keep its columns' categorical dtype: pass the row as a one-row "
+                                 "DataFrame, df.iloc[[i]])") from None
         else: rows = self._array_rows(np.atleast_2d(X), what)
         rows = self.cast(rows)
+        if self.zero_below > 0: rows[np.abs(rows) <= self.zero_below] = 0.0   # as LightGBM reads dense rows (NaN stays)
         if not np.isnan(self.missing_value):                # the model's missing-value sentinel, compared as the library stores it
             rows[rows == float(self.input_dtype(self.missing_value))] = np.nan
         return rows, names, single
@@ -720,7 +729,7 @@ def _from_lightgbm(model, iteration_range=None) -> TreeEnsemble:
         codes = [None] * p
         for j, categories in zip(categorical, pandas_categorical): codes[j] = CategoryCodes(tuple(categories), in_arrays=False)
     return TreeEnsemble(trees, np.zeros(k), p, np.float64, np.arange(len(trees)) % k, model_feature_names(model),
-                        pandas_categorical, categorical=codes, sparse_absent=0.0, source="LightGBM")
+                        pandas_categorical, categorical=codes, sparse_absent=0.0, zero_below=LIGHTGBM_ZERO, source="LightGBM")
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #0864af5b
 def _catboost_json(model) -> dict:
