@@ -143,6 +143,7 @@ def gp_surrogate_shap(game,                         # callable on a boolean (k, 
     p = check_n_players(p)
     budget = check_int(budget, "the budget (game evaluations)")
     _check_gp_options(kernel, criterion, hyper_fit, noise)
+    if correction not in CORRECTIONS: raise ValueError(f"correction must be one of {CORRECTIONS}, got {correction!r}")
     if isinstance(active, (bool, np.bool_)) or not isinstance(active, numbers.Real) or not (0 <= active < 1):
         raise ValueError(f"active must be a fraction in [0, 1), got {active!r}")
     rng = np.random.default_rng(seed)
