@@ -130,13 +130,9 @@ def _is_classifier(model) -> bool:
 
 def _explain_model(model, X, method, data, budget, seed, progress, names, options, executor=None) -> Explanation:
     "Explanation of the (matched) rows `X` of a model, the rows or each row's game evaluations run through `executor` if given."
-    if method == "kernel" and data is not None:
-        raise ValueError("method='kernel' explains the model's own product-kernel game (an absent feature matches every support "
-                         "vector), which uses no background: data would be ignored. Drop data for that game, or pass "
-                         "method='exact' or 'kernelshap' (with a budget) for the marginal game over data")
     if method in ("tree", "kernel"):
         if method == "tree" and data is not None: options = dict(feature_perturbation="interventional") | options
-        explainer = TreeExplainer(model, data, **options) if method == "tree" else ProductKernelExplainer(model, **options)
+        explainer = (TreeExplainer if method == "tree" else ProductKernelExplainer)(model, data, **options)
         values = _exact_rows(explainer, X, progress, executor, method)
         return Explanation(values, explainer.expected_value, data=X, feature_names=names,
                            output_names=_output_names(model, explainer, values), method=method)
@@ -206,9 +202,9 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
     if feature_names is None:
         feature_names = ([str(c) for c in X.columns] if is_frame(X) else model_feature_names(model_or_game)
                          or ([str(c) for c in data.columns] if is_frame(data) else None))
-    if method == "auto":   # the kernel route has no background: with data, the marginal game
+    if method == "auto":
         method = ("tree" if _supported(tree_ensemble, model_or_game) else
-                  "kernel" if data is None and _supported(kernel_expansion, model_or_game) else "kernelshap")
+                  "kernel" if _supported(kernel_expansion, model_or_game) else "kernelshap")
         if method == "kernelshap" and budget is None and data is not None:
             p_x = X.shape[1]
             raise ValueError(f"method='auto' explains this model by KernelSHAP on the marginal game over data, which needs a "

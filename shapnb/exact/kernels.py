@@ -8,7 +8,8 @@ import math
 import numpy as np
 from numba import njit
 from ..core.validation import check_int, check_coalitions, check_finite
-from ..core.quadrature import (exact_nodes, AutoQuadrature, _check_tolerance, _gauss_legendre_rule, _rule_values)
+from ..core.quadrature import (exact_nodes, AutoQuadrature, _check_tolerance, _gauss_legendre_rule, _rule_values,
+                                    product_shapley)
 from ..core.indices import (IndexMeasure, check_semivalue, semivalue_measure, check_interaction, interaction_measure,
                                  _gauss_jacobi_rule, _pair_values)
 from ..core.scale import is_dask_collection, explain_collection, explain_rows
@@ -17,8 +18,8 @@ from ..core.explanation import Explanation
 
 # %% auto #0
 __all__ = ['BLOCK_ELEMENTS', 'CACHE_ELEMENTS', 'M_START', 'SUPPORTED_KERNELS', 'ProductKernelGame', 'kernel_game_shapley',
-           'feature_kernel_factors', 'product_kernel_shapley', 'kernel_game_semivalues', 'kernel_game_interactions',
-           'kernel_expansion', 'ProductKernelExplainer']
+           'feature_kernel_factors', 'product_kernel_shapley', 'interventional_kernel_shapley', 'background_mean',
+           'kernel_game_semivalues', 'kernel_game_interactions', 'kernel_expansion', 'ProductKernelExplainer']
 
 # %% ../../nbs/15_kernels.ipynb #343074cb
 class ProductKernelGame:
@@ -355,6 +356,49 @@ def product_kernel_shapley(X,                             # rows to explain, (ro
     if np.ndim(alpha) == 1: resid = resid[:, 0]
     return phi, (resid[0] if np.ndim(X) == 1 else resid)
 
+# %% ../../nbs/15_kernels.ipynb #48b1a5f1
+def interventional_kernel_shapley(X,                             # rows to explain, (rows, p), or one row (p,)
+                                  support,                       # support vectors c_n, (n, p)
+                                  alpha,                         # dual coefficients, (n,) or (n, k) for k outputs
+                                  background,                    # background rows z, (|B|, p)
+                                  kernel="rbf",                  # 'rbf', 'laplacian', or a function factors(x, Z) -> (len(Z), p)
+                                  gamma=None,                    # inverse length scale of 'rbf' / 'laplacian': a number or one per feature
+                                  m: int | str | None = "auto",  # quadrature nodes per product game: "auto" (error-controlled), "exact" (or None), or an int
+                                  tol: float = 1e-12,            # with m="auto": two successive rules agree to tol × each game's largest |φ|
+                                  block_size: int | None = None, # background rows per block, None for blocks of about BLOCK_ELEMENTS factors
+                                 ) -> np.ndarray:
+    "Shapley values of the marginal game $\\operatorname{mean}_{z\\in B}f(x_S,z_{\\bar S})$ of a product-kernel expansion: (rows, p) or (rows, p, k), no row axis for a 1-D row."
+    X2, Z = _check_points(X, support)
+    Bg, _ = _check_points(background, support)
+    A = _check_alpha(alpha, Z.shape[0])
+    m, tol = _check_nodes(m), _check_tolerance(tol)
+    n, p = Z.shape
+    factors = _deviation_function(kernel, gamma, p)
+    step = max(1, BLOCK_ELEMENTS // (n * p)) if block_size is None else check_int(block_size, "block_size", minimum=1)
+    nodes = None if m == "exact" else m
+    out = np.zeros((len(X2), p, A.shape[1]))
+    for lo in range(0, len(Bg), step):
+        Kb = 1.0 + np.stack([factors(z, Z) for z in Bg[lo:lo + step]])       # (b, n, p): the background's factors
+        for r, x in enumerate(X2):
+            Kx = np.broadcast_to(1.0 + factors(x, Z), Kb.shape)               # the row's factors, the same for every z
+            for o in range(A.shape[1]):
+                out[r, :, o] += product_shapley(Kx, Kb, A[:, o] / len(Bg), m=nodes, tol=tol).sum((0, 1))
+    if np.ndim(alpha) == 1: out = out[..., 0]
+    return out[0] if np.ndim(X) == 1 else out
+
+def background_mean(support,        # support vectors c_n, (n, p)
+                    alpha,          # dual coefficients, (n,) or (n, k)
+                    background,     # background rows z, (|B|, p)
+                    kernel="rbf",   # 'rbf', 'laplacian', or a function factors(x, Z) -> (len(Z), p)
+                    gamma=None,     # inverse length scale of 'rbf' / 'laplacian'
+                   ) -> np.ndarray:
+    "$\\operatorname{mean}_{z\\in B}\\sum_n\\alpha_n\\prod_j k_j(z_j,c_{nj})$, the expansion's mean over the background (no intercept): () or (k,)."
+    Bg, Z = _check_points(background, support)
+    A = _check_alpha(alpha, Z.shape[0])
+    factors = _deviation_function(kernel, gamma, Z.shape[1])
+    mean = np.mean([np.prod(1.0 + factors(z, Z), axis=1) @ A for z in Bg], axis=0)
+    return mean[0] if np.ndim(alpha) == 1 else mean
+
 # %% ../../nbs/15_kernels.ipynb #5149a07e
 def _row_semivalues(dev, n: int, p: int, A, measure: IndexMeasure, m, tol: float, block_size):
     "A semivalue (k, p) of one row under the measure ω, with its bound (k,) and nodes (one node for a point mass)."
@@ -525,6 +569,7 @@ class ProductKernelExplainer:
     "Exact Shapley values, semivalues and pairwise interactions of a fitted SVM, kernel ridge or GP regressor with an RBF or Laplacian kernel."
     def __init__(self,
                  model,                        # a fitted SVR, NuSVR, OneClassSVM, SVC, NuSVC, KernelRidge or GaussianProcessRegressor
+                 data=None,                    # background rows (array or DataFrame): the marginal game over them; None: the kernel game (absent factor 1)
                  m: int | str | None = "auto", # quadrature nodes: "auto" (error-controlled), "exact" (or None) for the exact rule, or an int
                  block_size: int | None = None, # support vectors per block, None for blocks of about 8 MB
                  tol: float = 1e-12,           # with m="auto": two successive rules agree to tol × the row's largest |value| (per output)
@@ -540,7 +585,11 @@ class ProductKernelExplainer:
         m = _check_nodes(m)                                       # checked now, not at the first call
         if block_size is not None: block_size = check_int(block_size, "block_size", minimum=1)
         self.m, self.block_size, self.tol = m, block_size, _check_tolerance(tol)
-        expected = self.alpha.sum(0) + self.intercept
+        self.background = None if data is None else \
+            float_rows(match_columns(data, self.feature_names, "data", self.n_features)).reshape(-1, self.n_features)
+        if self.background is not None and len(self.background) == 0: raise ValueError("data must hold at least one background row")
+        expected = (self.alpha.sum(0) if self.background is None else
+                    background_mean(self.support, self.alpha, self.background, self.kernel, self.gamma)) + self.intercept
         self.expected_value = float(expected[0]) if self.single_output else expected
 
     @property
@@ -559,6 +608,8 @@ class ProductKernelExplainer:
         if is_dask_collection(X): return explain_collection(self, X)
         if executor is not None: return explain_rows(self, X, executor, chunk_size)
         X = float_rows(match_columns(X, self.feature_names, "X", self.n_features))
+        if self.background is not None:
+            return interventional_kernel_shapley(X, self.support, self._alpha(), self.background, self.kernel, self.gamma, self.m, self.tol)
         return product_kernel_shapley(X, self.support, self._alpha(), self.kernel, self.gamma, self.m, self.block_size, tol=self.tol)
 
     def _explanation(self, X, values, details, method, bounded=True):
@@ -577,13 +628,17 @@ class ProductKernelExplainer:
         "The Shapley values of the rows of `X` as an `Explanation` (with `quadrature_bound` and `nodes` per row in process), as shap's `explainer(X)`."
         if is_dask_collection(X): raise TypeError("explainer(X) builds an Explanation in memory; for a Dask collection use shap_values(X)")
         X = match_columns(X, self.feature_names, "X", self.n_features)
-        if executor is not None: return self._explanation(X, self.shap_values(X, executor, chunk_size), {}, "kernel", bounded=False)
+        if executor is not None or self.background is not None:
+            return self._explanation(X, self.shap_values(X, executor, chunk_size), {}, "kernel", bounded=False)
         values = product_kernel_shapley(float_rows(X), self.support, self._alpha(), self.kernel, self.gamma, self.m,
                                         self.block_size, tol=self.tol, return_bound=True)
         return self._explanation(X, values, {}, "kernel")
 
     def _rows(self, X, row):
         "Apply `row(deviations)` to every row of X (matched by name): AutoQuadrature of (rows, ..., k) values, shaped as shap_values."
+        if self.background is not None:
+            raise ValueError("semivalues and interactions are computed for the kernel game (data=None); this explainer has a "
+                             "background: build ProductKernelExplainer(model) without data for them")
         X = match_columns(X, self.feature_names, "X", self.n_features)
         X2 = float_rows(X)
         deviation = _deviation_function(self.kernel, self.gamma, self.n_features)
