@@ -20,7 +20,7 @@ from .exact.trees.bench import run_benchmark
 from . import plots
 
 # %% auto #0
-__all__ = ['write_report', 'missing_bench_modules', 'main']
+__all__ = ['MAX_SCALE', 'write_report', 'missing_bench_modules', 'main']
 
 # %% ../nbs/43_cli.ipynb #9f5a5862
 def _figure(width: float, height: float):
@@ -128,6 +128,15 @@ def _install_hint(missing: dict) -> str:
     return (f"shapnb bench-trees needs {', '.join(sorted(missing))}, not installed; install with "
             + " and ".join(f'pip install "shapnb[{e}]"' for e in extras))
 
+MAX_SCALE = 10.0   # bench-trees --scale: ten times the benchmark's sizes at most
+
+def _check_out(folder) -> None:
+    "A ValueError unless `folder` is, or can be made, a folder (no file in the way)."
+    for part in [Path(folder), *Path(folder).parents]:
+        if part.exists():
+            if not part.is_dir(): raise ValueError(f"--out {folder}: {part} is a file, not a folder")
+            return
+
 def main(argv=None, # command-line arguments, None for sys.argv[1:]
         ):
     "Console entry point `shapnb`: `shapnb demo [--out DIR]`, `shapnb bench-trees [...]` or `shapnb --version`."
@@ -158,7 +167,7 @@ def main(argv=None, # command-line arguments, None for sys.argv[1:]
                        help="interventional: skip shapiq 1.8 (timed in its Python 3.12 venv, bench/shapiq_trees.py, when there)")
     args = parser.parse_args(sys.argv[1:] if argv is None else list(argv))
     if args.command == "bench-trees":
-        if not args.scale > 0: bench.error("--scale must be positive")
+        if not 0 < args.scale <= MAX_SCALE: bench.error(f"--scale must be positive and at most {MAX_SCALE:g}")
         threads, only = getattr(args, "threads", None), getattr(args, "only", None)     # SUPPRESS: absent unless given
         if missing := missing_bench_modules(only, args.interventional): raise SystemExit(_install_hint(missing))
         try: run_benchmark(args.scale, threads, args.repeats, only, interventional=args.interventional,
@@ -168,6 +177,7 @@ def main(argv=None, # command-line arguments, None for sys.argv[1:]
     start = time.perf_counter()
     try:
         check_int(args.rows, "--rows", minimum=1); check_int(args.top, "--top", minimum=1)
+        _check_out(args.out)                                     # before the work: a path that cannot be a folder
         announce_compilation()
         out = run_demo(args.row, budget=args.budget)
     except ValueError as e: demo.error(str(e))                   # argparse's usage message, exit status 2

@@ -7,7 +7,7 @@ from __future__ import annotations
 import warnings
 import numpy as np
 from .core.games import MarginalGame, exact_shapley
-from .core.validation import check_int, check_n_players, evaluate_game
+from .core.validation import check_int, check_n_players
 from .core.tabular import is_frame, is_series, model_feature_names, match_columns, match_frames
 from .exact.trees import TreeExplainer, tree_ensemble
 from .exact.kernels import ProductKernelExplainer, kernel_expansion
@@ -81,8 +81,8 @@ def _explain_game(game, p, method, budget, seed, progress, options, executor=Non
     "(values, base, se, sd, n_evals, note) of one game by `method`, its evaluations run through `executor` if given."
     if method == "exact":
         if options: raise ValueError(f"method='exact' takes no options, got {sorted(options)}")
-        return (exact_shapley(game, p, executor=executor), float(evaluate_game(game, np.zeros((1, p), bool))[0]),
-                None, None, 2 ** p, None)
+        phi, values = exact_shapley(game, p, executor=executor, return_values=True)   # v(∅) is values[0]: evaluated once
+        return phi, float(values[0]), None, None, 2 ** p, None
     budget = _check_budget(method, budget)
     if method == "kernelshap":
         options.setdefault("progress", None if progress else False)   # None: kernel_shap's bar for long bootstraps

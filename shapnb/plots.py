@@ -98,7 +98,10 @@ def bar(expl: Explanation,        # the explanation, of one output (`expl.output
        ):
     "Bar plot with error bars: signed values of one row, or mean $|\\phi|$ over rows. Returns the Axes."
     expl, z = _check_explanation(expl), _z(level)
-    if row is not None: expl = expl[row]
+    if row is not None:
+        if expl.n_rows is None:
+            if row != 0: raise ValueError("this explanation holds a single row; leave row=None")
+        else: expl = expl[row]
     s = expl.uncertainty
     if expl.n_rows is None:
         vals, err, data = expl.values, None if s is None else z * s, expl.data
@@ -223,6 +226,8 @@ def interaction_scores(expl: Explanation, # an explanation of several rows with 
     if expl.n_rows is None or expl.data is None: raise ValueError("interaction_scores needs several rows and their feature values (data=)")
     i = _feature_index(expl, feature)
     phi, data = expl.values[:, i], expl.data
+    top = np.abs(phi).max()
+    if top > 0: phi = phi / top                                  # R² is scale-free; this keeps the squares finite at 1e300
     bins = _bins(data[:, i])
     means = np.bincount(bins, weights=phi) / np.maximum(np.bincount(bins), 1)
     residual = phi - means[bins]
@@ -234,7 +239,8 @@ def _interaction_matrices(expl: Explanation) -> np.ndarray:
     I = getattr(expl, "interactions", None)
     if I is None:
         raise ValueError("this Explanation has no pairwise interactions (.interactions): compute them with an explainer's "
-                         "interaction_values(X); selecting rows (e[rows]) drops them, so pass the whole explanation (and row=)")
+                         "interaction_values(X); selecting rows or features (e[rows], e[:, names]) drops them, so pass the whole "
+                         "explanation (and row=)")
     I = check_finite(I, "the interactions")
     want = expl.values.shape + (expl.n_features,)              # (n, p, p) or (p, p)
     if I.shape == want: return I
@@ -259,14 +265,15 @@ def _value_name(expl: Explanation) -> str:
 def interaction_partner(expl: Explanation, # an explanation of several rows, of one output, with `data` or `.interactions`
                         feature,           # the feature whose partner is wanted: its name or index
                        ) -> str | None:
-    "The feature that interacts most with `feature`: largest mean |interaction| given `.interactions`, else best `interaction_scores`; None if none interacts."
+    "The feature that interacts most with `feature`: largest mean |interaction| given `.interactions`, else the best positive `interaction_scores`; None if none interacts."
     expl = _check_explanation(expl)
     if expl.n_rows is None: raise ValueError("interaction_partner needs an explanation of several rows")
     i = _feature_index(expl, feature)
     if expl.n_features < 2: return None
     if getattr(expl, "interactions", None) is None:
-        scores = interaction_scores(expl, i)
-        return max(scores, key=scores.get)
+        scores = {name: s for name, s in interaction_scores(expl, i).items() if np.isfinite(s)}
+        best = max(scores, key=scores.get, default=None)
+        return best if best is not None and scores[best] > 0 else None   # no adjusted R² above 0: no partner
     strength = np.abs(_interaction_matrices(expl)[:, i, :]).mean(0)
     strength[i] = 0.0                                            # the diagonal holds first-order terms, not a partner
     j = int(np.argmax(strength))

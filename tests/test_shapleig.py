@@ -185,7 +185,7 @@ def test_shapleig_full_budget_is_exact():
 @settings(max_examples=10, deadline=None)
 @given(p=st.integers(2, 12), budget=st.integers(2, 12))
 def test_default_initial_design_is_empty_full_and_a_pair(p, budget):
-    budget = min(budget, 2**p)
+    budget = min(budget, 2**p - 1)                                   # (2**p: every coalition, enumerated in order)
     game = lambda Z: np.asarray(Z, float) @ np.arange(1.0, p + 1)
     est = shapleig(game, p, budget, seed=0, refit=1.0, progress=False)
     n0 = int((est.round_of == 0).sum())
@@ -214,7 +214,8 @@ def test_shapleig_bad_input():
     with pytest.raises(TypeError, match="ard_from must be an integer"): shapleig(game, 6, 10, ard_from=2.5)
     with pytest.raises(ValueError, match="non-finite"): shapleig(lambda Z: np.full(len(Z), np.inf), 6, 10)
     with pytest.raises(ValueError, match="p <= 300"): shapleig(game, 301, 400)
-    with pytest.raises(ValueError, match="exceeds"): shapleig(game, 6, 65)
+    with pytest.warns(UserWarning, match="exceeds"): over = shapleig(game, 6, 65)   # every coalition once: exact
+    assert over.n_evals == 64 and over.enumerated and (over.sd == 0).all()
     with pytest.raises(TypeError, match="executor must be"): shapleig(game, 6, 10, executor=map)
 
 

@@ -4,11 +4,11 @@
 
 # %% ../../nbs/32_shapleig.ipynb #69af0bd0
 from __future__ import annotations
-import numbers, time
+import numbers, time, warnings
 import numpy as np
 from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
-from ..core.games import all_coalitions, coalition_to_mask
+from ..core.games import all_coalitions, coalition_to_mask, TableGame
 from ..core.validation import check_int, check_n_players, check_coalitions
 from ..core.scale import check_executor, evaluate_coalitions
 from ..core.explanation import Explanation
@@ -35,7 +35,6 @@ def _check_options(p, budget, n_initial, selection, batch_size, n_candidates, re
         raise ValueError(f"shapleig supports p <= {MAX_PLAYERS} players (the Shapley posterior needs a "
                          f"({(p + 1) // 2}² x {p}) quadrature grid); for p={p} use a regression estimator such as "
                          "KernelSHAP or Leverage SHAP, or group players")
-    if p < 2: raise ValueError("shapleig needs p >= 2 players")
     budget, batch_size, n_candidates = (check_int(v, name, minimum=1) for name, v in
                                         (("budget", budget), ("batch_size", batch_size), ("n_candidates", n_candidates)))
     n_initial = check_int(n_initial, "n_initial")
@@ -43,7 +42,6 @@ def _check_options(p, budget, n_initial, selection, batch_size, n_candidates, re
     if budget < n_initial:
         raise ValueError(f"budget={budget} is smaller than the initial design n_initial={n_initial}; "
                          "raise the budget or pass a smaller n_initial")
-    if p <= 62 and budget > 2**p: raise ValueError(f"budget={budget} exceeds the 2**{p}={2**p} coalitions")
     if selection not in SELECTIONS: raise ValueError(f"selection must be one of {SELECTIONS}, got {selection!r}")
     if not (isinstance(refit, str) and refit == "always" or isinstance(refit, numbers.Real)
             and not isinstance(refit, (bool, np.bool_)) and np.isfinite(refit) and refit > 0):
@@ -124,9 +122,18 @@ def _pick_one(posterior: ShapleyPosterior, Z: np.ndarray, criterion: str) -> np.
     return np.array([int(np.argmax(score >= score.max() - TIE_RTOL * abs(score.max())))])
 
 # %% ../../nbs/32_shapleig.ipynb #b61b53f1
+def _enumerated(game, p: int, executor, chunk_size, selection: str, kernel: str) -> Explanation:
+    "ShaplEIG at a budget of every coalition: all 2^p evaluated once, the exact values, standard deviations 0."
+    Z = all_coalitions(p)
+    y = evaluate_coalitions(game, Z, executor, chunk_size)
+    details = dict(cov=np.zeros((p, p)), coalitions=Z, game_values=y, round_of=np.zeros(len(Z), np.int64), hyper=None,
+                   unit_exponent=0, hyper_standardised=None, cov_standardised=np.zeros((p, p)), fit_seconds=[], select_seconds=[],
+                   selection=selection, kernel=kernel, kernel_choice=None, kernels_chosen=[], enumerated=True)
+    return Explanation(TableGame(y).exact_shapley(), y[0], sd=np.zeros(p), n_evals=len(Z), method="shapleig", details=details)
+
 def shapleig(game,                          # callable on a boolean (k, p) coalition matrix, returning k floats
-             p: int,                        # number of players, 2 ≤ p ≤ MAX_PLAYERS (300)
-             budget: int,                   # distinct game evaluations, ∅ and N included (at most 2**p)
+             p: int,                        # number of players, at most MAX_PLAYERS (300); p = 1 needs the budget 2 (exact)
+             budget: int,                   # distinct game evaluations, ∅ and N included (2**p or more: every coalition, exact)
              *,
              seed=None,                     # int or numpy Generator
              n_initial: int | None = None,  # size of the leverage-sampled initial design, ∅ and N included (None: `default_n_initial(p)`, i.e. 4, or the budget if smaller)
@@ -152,6 +159,11 @@ def shapleig(game,                          # callable on a boolean (k, p) coali
     if callback is not None and not callable(callback): raise ValueError("callback must be callable or None")
     p = check_n_players(p)
     budget = check_int(budget, "budget", minimum=1)
+    every = p <= 62 and budget >= 2 ** p                   # every coalition affordable: enumerated, and the values exact
+    if every and budget > 2 ** p:
+        warnings.warn(f"budget={budget} exceeds the 2**{p}={2 ** p} coalitions: each is evaluated once, and the values are exact")
+    if every: budget = 2 ** p
+    if p < 2 and not every: raise ValueError("shapleig needs p >= 2 players, or a budget of both coalitions for p = 1")
     if n_initial is None:   # the default design shrinks to a smaller budget; an explicit one does not
         n_initial = default_n_initial(p)
         if 2 <= budget < n_initial: n_initial = budget
@@ -161,6 +173,7 @@ def shapleig(game,                          # callable on a boolean (k, p) coali
     _check_kernel(kernel, kernel_criterion, reselect)
     if kernel == "auto" and size_trend:
         raise ValueError("size_trend=True applies to kernel='fixed'; kernel='auto' chooses the size trend when the data favour it")
+    if every: return _enumerated(game, p, executor, chunk_size, selection, kernel)
     rng = np.random.default_rng(seed)
     plan = leverage_coalitions(p, budget if selection == "leverage" else n_initial, seed=rng)
     X = plan[:n_initial]

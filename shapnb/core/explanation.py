@@ -21,6 +21,7 @@ def _float_array(name: str, x, shape: tuple) -> np.ndarray:
 def _names(name: str, names, n: int, prefix: str) -> list[str]:
     "`n` labels: the given ones as strings, or `prefix0, prefix1, ...`."
     if names is None: return [f"{prefix}{j}" for j in range(n)]
+    if isinstance(names, str): raise ValueError(f"{name} must be a list of {n} names, not one string {names!r}")
     names = [str(s) for s in names]
     if len(names) != n: raise ValueError(f"{name} must have {n} entries, got {len(names)}")
     return names
@@ -41,6 +42,7 @@ class Explanation:
                  n_evals=None,         # game evaluations spent: one count, or one per row
                  method: str = "",     # the method's name, e.g. "exact", "kernelshap", "shapleig"
                  details: dict | None = None): # estimator details (design, replicates, posterior, ...), read as attributes
+        if np.iscomplexobj(values): raise ValueError("values must be real numbers, got complex values")
         values = np.asarray(values, dtype=float)
         multi = values.ndim == 3 or output_names is not None
         rows = values.ndim == 3 or (values.ndim == 2 and not multi)
@@ -223,7 +225,7 @@ def _getitem(self, key) -> Explanation:
     cut = lambda a: None if a is None else a[np.ix_(r, f, o)]
     n_evals = self.n_evals
     if n_evals is not None and np.ndim(n_evals) == 1: n_evals = int(n_evals[r[0]]) if "rows" in dropped else n_evals[r]
-    keep_details = len(r) == n and (r == np.arange(n)).all()
+    keep_details = len(r) == n and (r == np.arange(n)).all() and len(f) == p and (f == np.arange(p)).all()   # per-feature details: only in order
     return _derive(self, cut(self._v), self._base[np.ix_(r, o)], cut(self._se), cut(self._sd),
                    None if self._data is None else self._data[np.ix_(r, f)],
                    [self.feature_names[j] for j in f], None if not self._multi else [self.output_names[j] for j in o],

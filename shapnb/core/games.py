@@ -88,8 +88,9 @@ def exact_shapley(game,                   # callable on a boolean (k, p) coaliti
                   p: int,                 # number of players, at most EXACT_MAX_PLAYERS = 24
                   batch_size: int = 1 << 16, # coalitions per call of the game
                   executor=None,          # None (in-process) or a concurrent.futures.Executor / Dask Client evaluating each batch (notebook 05)
+                  return_values: bool = False, # also return the $2^p$ game values, indexed by bitmask (v(∅) first)
                  ) -> np.ndarray:
-    "Exact Shapley values of `game` on `p` players by evaluating all $2^p$ coalitions in batches."
+    "Exact Shapley values of `game` on `p` players by evaluating all $2^p$ coalitions in batches (and the values, if asked)."
     p = check_n_players(p)
     batch_size = check_int(batch_size, "batch_size", minimum=1)
     if p > EXACT_MAX_PLAYERS:
@@ -98,7 +99,7 @@ def exact_shapley(game,                   # callable on a boolean (k, p) coaliti
     n = 1 << p
     values = np.concatenate([evaluate_coalitions(game, mask_to_coalition(np.arange(lo, min(lo + batch_size, n)), p), executor)
                              for lo in range(0, n, batch_size)])
-    return shapley_from_values(values)
+    return (shapley_from_values(values), values) if return_values else shapley_from_values(values)
 
 # %% ../../nbs/01_games.ipynb #b534edf6
 def shapley_matrix(p: int, # number of players, at most 16 (the matrix is dense)

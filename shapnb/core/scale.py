@@ -192,7 +192,7 @@ def explain_rows(explainer,                    # an object with n_features and s
     "The explainer's Shapley values of the rows of `X`, computed in chunks through `executor`, in row order."
     executor = check_executor(executor)
     rows, single = _rows_of(X, explainer.n_features)
-    if executor is None: phi = explainer.shap_values(rows)
+    if executor is None or len(rows) == 0: phi = explainer.shap_values(rows)   # no rows: nothing to send
     else:
         _check_forked_numba(executor)
         parts = split_rows(len(rows), executor, chunk_size)

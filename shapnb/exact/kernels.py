@@ -606,8 +606,9 @@ class ProductKernelExplainer:
                    ):
         "Shapley values of the rows of `X`: (n, p), or (n, p, k) for k outputs; (p,) or (p, k) for one 1-D row."
         if is_dask_collection(X): return explain_collection(self, X)
+        X = match_columns(X, self.feature_names, "X", self.n_features)   # by name, before the rows are split
         if executor is not None: return explain_rows(self, X, executor, chunk_size)
-        X = float_rows(match_columns(X, self.feature_names, "X", self.n_features))
+        X = float_rows(X)
         if self.background is not None:
             return interventional_kernel_shapley(X, self.support, self._alpha(), self.background, self.kernel, self.gamma, self.m, self.tol)
         return product_kernel_shapley(X, self.support, self._alpha(), self.kernel, self.gamma, self.m, self.block_size, tol=self.tol)
