@@ -77,26 +77,27 @@ def _estimate(est) -> tuple:
     "(values, base, se, sd, n_evals, note) read off an estimator's `Explanation`; note: why it reports no se, if it says."
     return est.values, float(est.base_values), est.se, est.sd, est.n_evals, est.details.get("se_note")
 
-def _explain_game(game, p, method, budget, seed, progress, options, executor=None) -> tuple:
+def _explain_game(game, p, method, budget, seed, progress, options, executor=None, chunk_size=None) -> tuple:
     "(values, base, se, sd, n_evals, note) of one game by `method`, its evaluations run through `executor` if given."
     if method == "exact":
         if options: raise ValueError(f"method='exact' takes no options, got {sorted(options)}")
-        phi, values = exact_shapley(game, p, executor=executor, return_values=True)   # v(∅) is values[0]: evaluated once
+        phi, values = exact_shapley(game, p, executor=executor, return_values=True,     # v(∅) is values[0]: evaluated once
+                                    **({} if chunk_size is None else {"batch_size": chunk_size}))
         return phi, float(values[0]), None, None, 2 ** p, None
     budget = _check_budget(method, budget)
     if method == "kernelshap":
         options.setdefault("progress", None if progress else False)   # None: kernel_shap's bar for long bootstraps
-        return _estimate(kernel_shap(game, p, budget, seed=seed, executor=executor, **options))
+        return _estimate(kernel_shap(game, p, budget, seed=seed, executor=executor, chunk_size=chunk_size, **options))
     if method == "surrogate":
-        return _estimate(surrogate_shap(game, p, budget, seed=seed, executor=executor, **options))
+        return _estimate(surrogate_shap(game, p, budget, seed=seed, executor=executor, chunk_size=chunk_size, **options))
     # ShaplEIG and the GP surrogate need torch and gpytorch, an optional extra (pip install shapnb[shapleig]): imported
     # here, when asked for, so that `import shapnb.front` and every other route run without torch. (Not a cycle: bayes is below.)
     if method == "gp_surrogate":
         from shapnb.bayes.surrogate import gp_surrogate_shap
-        return _estimate(gp_surrogate_shap(game, p, budget, seed=seed, executor=executor, **options))
+        return _estimate(gp_surrogate_shap(game, p, budget, seed=seed, executor=executor, chunk_size=chunk_size, **options))
     from shapnb.bayes.shapleig import shapleig
     options.setdefault("progress", progress)
-    return _estimate(shapleig(game, p, budget, seed=seed, executor=executor, **options))
+    return _estimate(shapleig(game, p, budget, seed=seed, executor=executor, chunk_size=chunk_size, **options))
 
 # %% ../nbs/41_explain.ipynb #ed989f24
 PROGRESS_ROWS = 20_000   # the exact explainers show a progress bar from this many rows on
@@ -105,9 +106,9 @@ def _row_block(X, lo: int, hi: int):
     "Rows lo:hi of an array or a DataFrame."
     return X.iloc[lo:hi] if is_frame(X) else X[lo:hi]
 
-def _exact_rows(explainer, X, progress: bool, executor, method: str) -> np.ndarray:
+def _exact_rows(explainer, X, progress: bool, executor, method: str, chunk_size=None) -> np.ndarray:
     "The explainer's values of the rows `X`: one call, or about fifty chunks under a progress bar for many rows."
-    if executor is not None or not progress or len(X) < PROGRESS_ROWS: return explainer.shap_values(X, executor=executor)
+    if executor is not None or not progress or len(X) < PROGRESS_ROWS: return explainer.shap_values(X, executor=executor, chunk_size=chunk_size)
     from tqdm.auto import tqdm
     step, parts = -(-len(X) // 50), []
     with tqdm(total=len(X), desc=f"{method} rows", unit="row") as bar:
@@ -128,12 +129,12 @@ def _is_classifier(model) -> bool:
     "Whether `model` is a fitted classifier (scikit-learn's convention, or `classes_` with `predict_proba`), whose predict gives labels."
     return getattr(model, "_estimator_type", None) == "classifier" or (hasattr(model, "classes_") and hasattr(model, "predict_proba"))
 
-def _explain_model(model, X, method, data, budget, seed, progress, names, options, executor=None) -> Explanation:
+def _explain_model(model, X, method, data, budget, seed, progress, names, options, executor=None, chunk_size=None) -> Explanation:
     "Explanation of the (matched) rows `X` of a model, the rows or each row's game evaluations run through `executor` if given."
     if method in ("tree", "kernel"):
         if method == "tree" and data is not None: options = dict(feature_perturbation="interventional") | options
         explainer = (TreeExplainer if method == "tree" else ProductKernelExplainer)(model, data, **options)
-        values = _exact_rows(explainer, X, progress, executor, method)
+        values = _exact_rows(explainer, X, progress, executor, method, chunk_size)
         return Explanation(values, explainer.expected_value, data=X, feature_names=names,
                            output_names=_output_names(model, explainer, values), method=method)
     if data is None: raise ValueError(f"method={method!r} on a model needs background data (rows to average missing features over)")
@@ -149,7 +150,7 @@ def _explain_model(model, X, method, data, budget, seed, progress, names, option
     rng = np.random.default_rng(seed)
     row = (lambda i: X.iloc[[i]]) if is_frame(X) else (lambda i: X[i])
     with _quiet_repeats(warned):
-        out = [_explain_game(MarginalGame(predict, row(i), data), p, method, budget, rng, False, dict(options), executor)
+        out = [_explain_game(MarginalGame(predict, row(i), data), p, method, budget, rng, False, dict(options), executor, chunk_size)
                for i in progress_bar(range(len(X)), enabled=progress and len(X) > 1, desc=f"{method} rows")]
     v, base, se, sd, n, notes = map(list, zip(*out))
     declined = [note for s, note in zip(se, notes) if s is None and note]   # an estimator that gives no se says why
@@ -176,10 +177,12 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
             feature_names=None,         # p names, default the DataFrame's columns, the model's names, or x0, x1, ...
             progress: bool = True,      # bar over rows (and ShaplEIG's, or a long bootstrap's, own)
             executor=None,              # None (in-process), or a concurrent.futures.Executor / Dask Client for rows or game evaluations (notebook 05)
+            chunk_size: int | None = None, # rows (exact explainers) or coalitions (games) per task with an executor; None: a few per worker
             **options,                  # passed to the underlying method: kernel_shap, surrogate_shap, gp_surrogate_shap, shapleig, or the explainer's constructor
            ) -> Explanation:
     "Shapley values of a model's rows `X` or of a game on `p` players, by the best or the named `method`."
     if method not in METHODS: raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    if chunk_size is not None: check_int(chunk_size, "chunk_size", minimum=1)
     if X is None and p is None: raise ValueError("pass rows X to explain a model, or the number of players p to explain a game")
     if X is not None and p is not None: raise ValueError("pass either rows X (a model) or p (a game), not both")
     if X is None:
@@ -192,7 +195,7 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
         if method == "auto": method = "exact" if p <= AUTO_EXACT_MAX_PLAYERS else "kernelshap"
         if method != "exact": budget = _check_budget(method, budget)
         with _quiet_repeats(method != "exact" and _warn_unidentified(method, budget, p)):
-            v, base, se, sd, n, note = _explain_game(model_or_game, p, method, budget, seed, progress, dict(options), executor)
+            v, base, se, sd, n, note = _explain_game(model_or_game, p, method, budget, seed, progress, dict(options), executor, chunk_size)
         return Explanation(v, base, se=se, sd=sd, feature_names=feature_names, n_evals=n, method=method,
                            details={"se_note": note} if note else None)
     given = [str(c) for c in X.columns] if is_frame(X) else [str(c) for c in X.index] if is_series(X) else None
@@ -210,5 +213,5 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
             raise ValueError(f"method='auto' explains this model by KernelSHAP on the marginal game over data, which needs a "
                              f"budget (game evaluations per row), e.g. budget=200; or pass method='exact' to evaluate all "
                              f"2^{p_x} coalitions of each row ({2 ** p_x * len(data)} predictions per row)")
-    e = _explain_model(model_or_game, X, method, data, budget, seed, progress, feature_names, dict(options), executor)
+    e = _explain_model(model_or_game, X, method, data, budget, seed, progress, feature_names, dict(options), executor, chunk_size)
     return e[0] if single else e

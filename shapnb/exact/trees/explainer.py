@@ -9,7 +9,7 @@ import numba
 import numpy as np
 from ...core.explanation import Explanation
 from ...core.indices import check_interaction, check_semivalue, sii_to_shap
-from ...core.scale import is_dask_collection, explain_collection, explain_rows
+from ...core.scale import is_dask_collection, explain_collection, explain_rows, check_executor
 from ...core.tabular import is_frame
 from ...core.validation import check_int
 from .ensemble import tree_ensemble
@@ -85,6 +85,8 @@ class TreeExplainer:
                     chunk_size: int | None = None, # rows per chunk sent to the executor (None: a few chunks per worker)
                    ):
         "Shapley values of each row of `X`: (n, p) for one output, (n, p, k) for k outputs."
+        check_executor(executor)                                    # checked on every route, a Dask collection's too
+        if chunk_size is not None: check_int(chunk_size, "chunk_size", minimum=1)
         if is_dask_collection(X): return explain_collection(self, X)
         if executor is not None:                                    # frames matched by name, sparse rows densified, first
             return explain_rows(self, X if isinstance(X, np.ndarray) else self.ensemble.matched(X), executor, chunk_size)
