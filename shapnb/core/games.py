@@ -73,6 +73,8 @@ def shapley_from_values(values, # the value table: v(S) at index = bitmask of S,
     if values.ndim != 1 or n < 2 or n & (n - 1):
         raise ValueError(f"a value table must be 1-D with length 2**p for some p >= 1, got shape {values.shape}")
     values = check_finite(values, "the value table")
+    e = int(np.frexp(np.abs(values).max())[1])          # in units of 2^e (exact): differences of values near the
+    values = np.ldexp(values, -e)                      # largest double stay finite
     p = n.bit_length() - 1
     w = shapley_weights(p)
     sizes = coalition_sizes(p)
@@ -81,6 +83,8 @@ def shapley_from_values(values, # the value table: v(S) at index = bitmask of S,
         pairs = values.reshape(-1, 2, 1 << i)           # axis 1 is the bit of player i
         without = sizes.reshape(-1, 2, 1 << i)[:, 0, :]   # |S| of the coalitions without i
         phi[i] = (w[without] * (pairs[:, 1, :] - pairs[:, 0, :])).sum()
+    with np.errstate(over="ignore"): phi = np.ldexp(phi, e)
+    if not np.isfinite(phi).all(): raise ValueError("the Shapley values exceed the largest double; divide the game by a constant")
     return phi
 
 # %% ../../nbs/01_games.ipynb #e0785e34
