@@ -8,7 +8,7 @@ import numbers, time, warnings
 import numpy as np
 from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
-from ..core.games import all_coalitions, coalition_to_mask, TableGame
+from ..core.games import all_coalitions, coalition_to_mask, shapley_from_values
 from ..core.validation import check_int, check_n_players, check_coalitions
 from ..core.scale import check_executor, evaluate_coalitions
 from ..core.explanation import Explanation
@@ -129,7 +129,7 @@ def _enumerated(game, p: int, executor, chunk_size, selection: str, kernel: str)
     details = dict(cov=np.zeros((p, p)), coalitions=Z, game_values=y, round_of=np.zeros(len(Z), np.int64), hyper=None,
                    unit_exponent=0, hyper_standardised=None, cov_standardised=np.zeros((p, p)), fit_seconds=[], select_seconds=[],
                    selection=selection, kernel=kernel, kernel_choice=None, kernels_chosen=[], enumerated=True)
-    return Explanation(TableGame(y).exact_shapley(), y[0], sd=np.zeros(p), n_evals=len(Z), method="shapleig", details=details)
+    return Explanation(shapley_from_values(y), y[0], sd=np.zeros(p), n_evals=len(Z), method="shapleig", details=details)
 
 def shapleig(game,                          # callable on a boolean (k, p) coalition matrix, returning k floats
              p: int,                        # number of players, at most MAX_PLAYERS (300); p = 1 needs the budget 2 (exact)

@@ -93,7 +93,7 @@ def exact_shapley(game,                   # callable on a boolean (k, p) coaliti
                   batch_size: int = 1 << 16, # coalitions per call of the game
                   executor=None,          # None (in-process) or a concurrent.futures.Executor / Dask Client evaluating each batch (notebook 05)
                   return_values: bool = False, # also return the $2^p$ game values, indexed by bitmask (v(∅) first)
-                 ) -> np.ndarray:
+                 ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     "Exact Shapley values of `game` on `p` players by evaluating all $2^p$ coalitions in batches (and the values, if asked)."
     p = check_n_players(p)
     batch_size = check_int(batch_size, "batch_size", minimum=1)

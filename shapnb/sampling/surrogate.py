@@ -16,7 +16,7 @@ from ..core.explanation import Explanation
 from ..core.scale import evaluate_coalitions
 from ..exact.trees import TreeExplainer
 from .design import CoalitionDesign, wallenius_design, shapley_kernel
-from .regression import sum_zero_basis, check_identifiable, residual_df, DF_MIN
+from .regression import sum_zero_basis, check_identifiable, residual_df, DF_MIN, standardise_values
 from .bootstrap import replicate_multiplicities, replicate_se
 
 # %% auto #0
@@ -259,8 +259,8 @@ def surrogate_shap(game,                      # callable on a boolean (k, p) coa
     ends = np.array([np.zeros(p, bool), np.ones(p, bool)])
     values = evaluate_coalitions(game, np.concatenate([ends, d.coalitions]), executor, chunk_size)
     Za, ya = anchors if anchors is not None else (np.zeros((0, p), bool), np.zeros(0))
-    e = int(np.frexp(max(np.abs(values).max(), np.abs(ya).max(initial=0.0)))[1])   # work in units of 2^e: exact, any scale
-    v0, v1, y, ya = float(np.ldexp(values[0], -e)), float(np.ldexp(values[1], -e)), np.ldexp(values[2:], -e), np.ldexp(ya, -e)
+    units, v0, v1, e = standardise_values(np.concatenate([values[2:], ya]), values[0], values[1])   # units of 2^e: any scale
+    y, ya = units[:len(values) - 2], units[len(values) - 2:]
     Z, M, counts = d.coalitions, d.population, d.counts
     K = min(n_folds, d.n_units)
     fold_of_unit = assign_folds(d, K, rng)
@@ -302,17 +302,16 @@ def surrogate_shap(game,                      # callable on a boolean (k, p) coa
     phi_g = np.mean(phi_folds, axis=0)
     A = P @ np.linalg.inv(population_gram(p))                   # phi = phi_g + phi_0 + A sum_u T_u
     delta = A @ T.sum(0)
-    S, weight = None, 1.0
+    boot, weight = None, 1.0                                     # boot: delta of each resampling of the units
     note = "no standard errors were asked for (bootstrap=None)" if bootstrap is None else (_declined(d) if bootstrap == "auto" else None)
     if not d.enumerated and (correction == "shrunk" or (bootstrap is not None and note is None)):
-        S = replicate_multiplicities(d, "symmetric", n_boot, rng)   # resampled units: the SE, and tr Σ for the weight
-    if correction == "shrunk" and not d.enumerated:
-        weight = shrinkage_weight(delta, float(np.var((S @ T) @ A.T, axis=0, ddof=1).sum()))
+        boot = (replicate_multiplicities(d, "symmetric", n_boot, rng) @ T) @ A.T   # the SE, and tr Σ for the weight
+    if correction == "shrunk" and not d.enumerated: weight = shrinkage_weight(delta, float(np.var(boot, axis=0, ddof=1).sum()))
     phi = phi_g + phi_0 + weight * delta
     se, reps, used = None, None, None
     if d.enumerated: se, used, note = np.zeros(p), "none (every coalition evaluated: exact)", None
     elif bootstrap is not None and note is None:
-        reps = phi_g + phi_0 + (S @ T) @ A.T                   # the design-unbiased estimate's replicates
+        reps = phi_g + phi_0 + boot                            # the design-unbiased estimate's replicates
         spread = np.var(phi_folds, axis=0, ddof=1) if K > 1 else np.zeros(p)
         inflation = float(student_t.ppf(0.975, max(residual_df(d), 1)) / student_t.ppf(0.975, np.inf))
         se, used = inflation * np.sqrt(replicate_se(reps) ** 2 + spread), "symmetric"
