@@ -193,6 +193,8 @@ def explain_rows(explainer,                    # an object with n_features and s
     executor = check_executor(executor)
     rows, single = _rows_of(X, explainer.n_features)
     if executor is None or len(rows) == 0: phi = explainer.shap_values(rows)   # no rows: nothing to send
+    elif hasattr(X, "iloc") and not hasattr(X, "columns"):   # a Series: one row, in process, so that it keeps its names
+        phi = explainer.shap_values(X)[None]
     else:
         _check_forked_numba(executor)
         parts = split_rows(len(rows), executor, chunk_size)

@@ -182,6 +182,11 @@ def _category_codes(values,          # one column: a pandas Series or a 1-D arra
         keys = codes.hasher(raw, column, what)
     index = pd.Index(codes.categories).get_indexer(keys)
     unknown = (index < 0) & ~missing
+    text = all(isinstance(c, str) for c in codes.categories)
+    if codes.hasher is None and (mistyped := [v for v in raw[unknown] if isinstance(v, str) != text]):
+        raise ValueError(f"{what}'s column {column!r} holds {'numbers' if text else 'text'} such as {mistyped[0]!r}, but the model's "
+                         f"categories are {'text' if text else 'numbers'} ({list(codes.categories)[:5]}): convert the column "
+                         "to the categories' type")
     if unknown.any() and codes.unknown == "error":
         seen = sorted({str(v) for v in raw[unknown]})
         raise ValueError(f"{what}'s column {column!r} has categories {seen[:5]}{' ...' if len(seen) > 5 else ''} that the model was "
@@ -337,6 +342,11 @@ class TreeEnsemble:
         series = column if isinstance(column, pd.Series) else pd.Series(column)
         category_like = isinstance(series.dtype, pd.CategoricalDtype) or series.dtype.kind in "OSU" or isinstance(series.dtype, pd.StringDtype)
         if codes is not None and (codes.in_arrays or category_like): return _category_codes(series, codes, name, what)
+        if codes is not None and codes.categories is not None and isinstance(column, pd.Series):   # values or codes? ask
+            raise ValueError(f"{what}'s column {name!r} holds {series.dtype} values, but the model's feature {j} is categorical "
+                             f"with categories {list(codes.categories)[:5]}{' ...' if len(codes.categories) > 5 else ''}: pass it "
+                             f"as a pandas categorical column, as at fit ({what}[{name!r}].astype('category')); {self.source} "
+                             "refuses this column too")
         if isinstance(series.dtype, pd.CategoricalDtype):
             raise ValueError(f"{what} has a categorical column {name!r}, but the model's feature {j} is numeric; expected numbers there")
         try: return series.to_numpy(dtype=np.float64, na_value=np.nan)
@@ -369,6 +379,24 @@ class TreeEnsemble:
             except (TypeError, ValueError): raise ValueError(f"{what} must hold numbers; got dtype {X.dtype}") from None
         return np.column_stack([self._column(X[:, j], j, f"column {j}", what) for j in range(X.shape[1])])
 
+    def _series_frame(self, row, what: str):
+        "One row given as a Series, as a one-row frame whose categorical features hold category values (as the frame it came from)."
+        import pandas as pd
+        frame = pd.DataFrame([list(row)], columns=row.index).infer_objects()
+        hint = "pass the row as a one-row DataFrame, df.iloc[[i]], which keeps its columns' categorical dtype"
+        if self.categorical is None:
+            if self.pandas_categorical is not None:    # LightGBM categories that cannot be matched to features one by one
+                raise ValueError(f"{what} is a Series, which loses its columns' categorical dtype, and this LightGBM model's "
+                                 f"categorical features cannot be matched by value: {hint}")
+            return frame
+        for j, codes in enumerate(self.categorical):
+            if codes is None or codes.in_arrays: continue    # numeric, or a library that encodes values everywhere
+            if codes.categories is None:
+                raise ValueError(f"{what} is a Series, which loses its columns' categorical dtype, and the model's categorical "
+                                 f"feature {str(row.index[j])!r} has no stored categories to match a value to: {hint}")
+            frame[frame.columns[j]] = frame.iloc[:, j].astype(object)   # entries are category values, not codes
+        return frame
+
     def as_rows(self,
                 X,               # rows (n, p) or one row (p,): array, list, DataFrame, Series or SciPy sparse matrix
                 what: str = "X", # the argument's name, used in error messages
@@ -378,8 +406,7 @@ class TreeEnsemble:
         names, single = None, is_series(X) or (not is_frame(X) and np.ndim(X) == 1)
         if is_series(X):
             names = [str(c) for c in X.index]
-            import pandas as pd
-            X = pd.DataFrame([list(X)], columns=X.index).infer_objects()
+            X = self._series_frame(X, what)
         if is_frame(X):
             names = names or [str(c) for c in X.columns]
             try: rows = self._frame_rows(X, what)

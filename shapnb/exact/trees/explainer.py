@@ -109,7 +109,9 @@ class TreeExplainer:
         if is_dask_collection(X):
             raise TypeError("explainer(X) computes the values now and returns an Explanation; for a Dask collection call "
                             "explainer.shap_values(X), which returns a lazy Dask array")
-        return self.ensemble.matched(X)
+        shown = self.ensemble.matched(X)
+        if np.ndim(shown) == 2 and len(shown) == 0: raise ValueError("X holds no rows; an Explanation needs at least one (shap_values of no rows returns an empty array)")
+        return shown
 
     def _explanation(self, shown, values, method: str, details: dict | None = None) -> Explanation:
         "An Explanation of `values` for the matched rows `shown`, with base values, rows, feature and output names."
