@@ -108,17 +108,18 @@ def bar(expl: Explanation,        # the explanation, of one output (`expl.output
         xlabel = "Shapley value"
     else:
         n = expl.n_rows
-        vals, err, data = np.abs(expl.values).mean(0), None if s is None else z * np.sqrt((s**2).sum(0)) / n, None
+        vals, err, data = np.abs(expl.values).mean(0), None if s is None else z * s.mean(0), None   # |phi|: see Explanation.abs
         xlabel = f"mean |Shapley value| over {n} rows"
     show, rest = _top(np.abs(vals), max_display)
     labels = [_label(expl.feature_names[j], None if data is None else data[j]) for j in show]
     v, e = list(vals[show]), None if err is None else list(err[show])
     if len(rest):
         labels.append(f"sum of {len(rest)} other features"); v.append(vals[rest].sum())
-        if e is not None: e.append(float(np.sqrt((err[rest] ** 2).sum())))
+        if e is not None: e.append(float(err[rest].sum()))        # one row's estimates are correlated: their bound adds up
     ax = _axes(ax, 0.4 * len(v) + 1.2)
     y = np.arange(len(v))[::-1]
-    ax.barh(y, v, xerr=e, color=[POSITIVE if t >= 0 else NEGATIVE for t in v], ecolor="#222222", capsize=4, height=0.7,
+    below = None if e is None else [min(ei, vi) if expl.n_rows is not None else ei for ei, vi in zip(e, v)]   # mean |phi| >= 0
+    ax.barh(y, v, xerr=None if e is None else [below, e], color=[POSITIVE if t >= 0 else NEGATIVE for t in v], ecolor="#222222", capsize=4, height=0.7,
             error_kw=dict(elinewidth=1.4, capthick=1.4, zorder=4))
     if e is not None: _write_errors(ax, y, v, e); ax.margins(x=0.1)   # room for the written half-widths
     ax.set_yticks(y, labels); ax.axvline(0, color="#999999", lw=0.8)

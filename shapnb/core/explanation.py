@@ -30,6 +30,7 @@ def _names(name: str, names, n: int, prefix: str) -> list[str]:
 class Explanation:
     "Shapley values of one or many rows (and outputs) with their uncertainty, base values and metadata."
     _feature_axis = True   # False once a single feature was selected (`e[:, "bmi"]`): its axis is then dropped
+    _folded = False        # True for `e.abs`: values |φ| whose spread bounds their error (see `abs` below)
     def __init__(self,
                  values,               # (p,), (n, p), (n, p, k), or (p, k) when output_names is given
                  base_values=0.0,      # v(∅) of each row and output; a scalar (or (k,)) broadcasts
@@ -145,6 +146,7 @@ def _derive(self, v, base, se, sd, data, features, outputs, *, rows: bool, multi
     new._rows, new._multi, new._feature_axis = rows, multi, feature_axis
     new.feature_names, new.output_names = list(features), (list(outputs) if multi else None)
     new.n_evals, new.method, new._details = n_evals, self.method, dict(details or {})
+    new._folded = self._folded
     return new
 
 def _method(*fs):
@@ -257,10 +259,12 @@ _method(_output)
 
 # %% ../../nbs/04_explanation.ipynb #66a9071f
 def _abs(self) -> Explanation:
-    "The explanation of the absolute values $|\\phi|$ (the spread, base values and data kept)."
-    return _derive(self, np.abs(self._v), self._base, self._se, self._sd, self._data, self.feature_names, self.output_names,
-                   rows=self._rows, multi=self._multi, feature_axis=self._feature_axis, n_evals=self.n_evals,
-                   details=self._details)
+    "The explanation of the absolute values $|\\phi|$ (base values and data kept; the spread kept as the scale of a bound, as explained above)."
+    new = _derive(self, np.abs(self._v), self._base, self._se, self._sd, self._data, self.feature_names, self.output_names,
+                  rows=self._rows, multi=self._multi, feature_axis=self._feature_axis, n_evals=self.n_evals,
+                  details=self._details)
+    new._folded = True
+    return new
 
 Explanation.abs = property(_abs, doc=_abs.__doc__)
 
@@ -276,7 +280,8 @@ def _reduce(self, axis, total: bool) -> Explanation:
     features, outputs, n_evals = self.feature_names, self.output_names, self.n_evals
     if name == "rows":
         n = len(v)
-        spread = lambda s: None if s is None else np.sqrt((s ** 2).sum(0, keepdims=True)) / (1 if total else n)
+        combine = (lambda s: s.sum(0, keepdims=True)) if self._folded else (lambda s: np.sqrt((s ** 2).sum(0, keepdims=True)))
+        spread = lambda s: None if s is None else combine(s) / (1 if total else n)   # |phi|: errors that do not cancel
         se, sd = spread(se), spread(sd)
         v, base = agg(v, 0, keepdims=True), agg(base, 0, keepdims=True)
         if data is not None:
@@ -323,7 +328,8 @@ def _interval(self,
         raise ValueError(f"this {self.method or 'exact'} explanation reports no se or sd, so it has no interval"
                          + (f": {why}" if why else ""))
     z = norm.ppf(0.5 + level / 2)
-    return self.values - z * s, self.values + z * s
+    lower = self.values - z * s
+    return (np.maximum(lower, 0.0) if self._folded else lower), self.values + z * s   # |phi| >= 0
 
 Explanation.uncertainty = property(_uncertainty, doc=_uncertainty.__doc__)
 _method(_interval)
