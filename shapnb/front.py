@@ -23,6 +23,12 @@ __all__ = ['METHODS', 'AUTO_EXACT_MAX_PLAYERS', 'PROGRESS_ROWS', 'explain']
 METHODS = ("auto", "tree", "kernel", "exact", "kernelshap", "surrogate", "gp_surrogate", "shapleig")
 AUTO_EXACT_MAX_PLAYERS = 16   # games up to this size are explained exactly by default
 
+def _unsupported_why(model) -> str:
+    "Why the exact product-kernel route refuses `model` (its converter's message), for the error of method='auto'."
+    try: kernel_expansion(model)
+    except (ValueError, TypeError) as e: return str(e)
+    return "supported"
+
 def _supported(make, model) -> bool:
     "Whether the converter `make` accepts `model` (it raises 'unsupported ...' otherwise)."
     try: make(model)
@@ -192,7 +198,13 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
         p = check_n_players(p)
         if method in ("tree", "kernel"): raise ValueError(f"method={method!r} explains a model: pass rows X, not p")
         if data is not None: raise ValueError("data is the background of a model; a game takes none")
-        if method == "auto": method = "exact" if p <= AUTO_EXACT_MAX_PLAYERS else "kernelshap"
+        if method == "auto":
+            method = "exact" if p <= AUTO_EXACT_MAX_PLAYERS else "kernelshap"
+            if method == "kernelshap" and budget is None:
+                raise ValueError(f"method='auto' estimates a game of p={p} players by KernelSHAP (above "
+                                 f"AUTO_EXACT_MAX_PLAYERS = {AUTO_EXACT_MAX_PLAYERS} players, evaluating all 2^{p} coalitions is "
+                                 "not chosen for you), which needs a budget (game evaluations), e.g. budget=200; or pass "
+                                 "method='exact'")
         if method != "exact": budget = _check_budget(method, budget)
         with _quiet_repeats(method != "exact" and _warn_unidentified(method, budget, p)):
             v, base, se, sd, n, note = _explain_game(model_or_game, p, method, budget, seed, progress, dict(options), executor, chunk_size)
@@ -208,7 +220,12 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
     if method == "auto":
         method = ("tree" if _supported(tree_ensemble, model_or_game) else
                   "kernel" if _supported(kernel_expansion, model_or_game) else "kernelshap")
-        if method == "kernelshap" and budget is None and data is not None:
+        if method == "kernelshap" and data is None:
+            raise ValueError(f"method='auto': {type(model_or_game).__name__} is neither a tree ensemble nor a product-kernel "
+                             f"model that shapnb explains exactly ({_unsupported_why(model_or_game)}), and the model-agnostic "
+                             "estimators need background data (rows to average missing features over) and a budget: pass "
+                             "data=... and budget=...")
+        if method == "kernelshap" and budget is None:
             p_x = X.shape[1]
             raise ValueError(f"method='auto' explains this model by KernelSHAP on the marginal game over data, which needs a "
                              f"budget (game evaluations per row), e.g. budget=200; or pass method='exact' to evaluate all "

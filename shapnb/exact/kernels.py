@@ -304,16 +304,16 @@ def feature_kernel_factors(x,             # the explained row, (p,)
     X, Z = _check_points(x, support)
     return 1.0 + _deviation_function(kernel, gamma, Z.shape[1])(X[0], Z)
 
-def _check_points(X, support):
-    "Validate rows to explain (p,) or (rows, p) and support vectors (n, p): finite, same p; return both 2-D."
+def _check_points(X, support, what: str = "X"):
+    "Validate rows `what` (p,) or (rows, p) and support vectors (n, p): finite, same p; return both 2-D."
     Z = np.asarray(support, dtype=float)
     if Z.ndim != 2 or Z.shape[0] < 1 or Z.shape[1] < 1:
         raise ValueError(f"support vectors must be a matrix (n, p), got shape {Z.shape}")
     X = np.asarray(X, dtype=float)
     X2 = X[None] if X.ndim == 1 else X
     if X2.ndim != 2 or X2.shape[1] != Z.shape[1]:
-        raise ValueError(f"X must have {Z.shape[1]} features (the model's), as one row (p,) or rows (k, p); got shape {X.shape}")
-    return check_finite(X2, "X"), check_finite(Z, "the support vector matrix")
+        raise ValueError(f"{what} must have {Z.shape[1]} features (the model's), as one row (p,) or rows (k, p); got shape {X.shape}")
+    return check_finite(X2, what), check_finite(Z, "the support vector matrix")
 
 # %% ../../nbs/15_kernels.ipynb #ffff969f
 def _each_row(X2, Z, deviation, row):
@@ -369,7 +369,7 @@ def interventional_kernel_shapley(X,                             # rows to expla
                                  ) -> np.ndarray:
     "Shapley values of the marginal game $\\operatorname{mean}_{z\\in B}f(x_S,z_{\\bar S})$ of a product-kernel expansion: (rows, p) or (rows, p, k), no row axis for a 1-D row."
     X2, Z = _check_points(X, support)
-    Bg, _ = _check_points(background, support)
+    Bg, _ = _check_points(background, support, "the background data")
     A = _check_alpha(alpha, Z.shape[0])
     m, tol = _check_nodes(m), _check_tolerance(tol)
     n, p = Z.shape
@@ -393,7 +393,7 @@ def background_mean(support,        # support vectors c_n, (n, p)
                     gamma=None,     # inverse length scale of 'rbf' / 'laplacian'
                    ) -> np.ndarray:
     "$\\operatorname{mean}_{z\\in B}\\sum_n\\alpha_n\\prod_j k_j(z_j,c_{nj})$, the expansion's mean over the background (no intercept): () or (k,)."
-    Bg, Z = _check_points(background, support)
+    Bg, Z = _check_points(background, support, "the background data")
     A = _check_alpha(alpha, Z.shape[0])
     factors = _deviation_function(kernel, gamma, Z.shape[1])
     mean = np.mean([np.prod(1.0 + factors(z, Z), axis=1) @ A for z in Bg], axis=0)

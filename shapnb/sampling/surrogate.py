@@ -78,6 +78,13 @@ def _check_surrogate(surrogate) -> None:
     elif not all(callable(getattr(surrogate, f, None)) for f in ("fit", "predict")):
         raise TypeError(f"surrogate must be one of {SURROGATES}, an unfitted tree regressor with fit and predict, or an object "
                         f"with fit(Z, y, weights), predict(Z) and shapley() (the surrogate protocol), got {type(surrogate).__name__}")
+    elif not is_surrogate(surrogate):    # a regressor: TreeExplainer must take it once fitted (tried now, before the game is called)
+        Z = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]] * 4)
+        try: TreeExplainer(clone(surrogate).fit(Z, Z @ [1.0, 2.0]))
+        except Exception as e:
+            raise ValueError(f"surrogate={type(surrogate).__name__}(...) is not a tree regressor that TreeExplainer explains exactly "
+                             f"({e}); pass one of {SURROGATES}, an unfitted tree regressor (e.g. a GradientBoostingRegressor) or an "
+                             "object of the surrogate protocol") from None
 
 class CoalitionSurrogate:
     "A regressor of game values on 0/1 coalitions whose Shapley values are exact: linear part and/or trees explained by `TreeExplainer`."
