@@ -61,6 +61,7 @@ VARIANTS = {   # the first six: the whole (design-unbiased) correction; then not
     "gps auto K=5 active=0.5": dict(active=0.5, correction="full"),
     "gps auto K=5 shrunk": dict(correction="shrunk"),
     "gps auto K=5 shrunk active=0.75": dict(active=0.75, correction="shrunk"),
+    "gps auto K=5 shrunk fold": dict(correction="shrunk", hyper_fit="fold"),   # added after an audit: shared hyperparameters under-cover a voting game
 }
 BASELINES = {
     "kernel_shap": lambda g, p, b, s: kernel_shap(g, p, b, seed=s, bootstrap=None),
