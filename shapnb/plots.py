@@ -240,8 +240,8 @@ def _interaction_matrices(expl: Explanation) -> np.ndarray:
     I = getattr(expl, "interactions", None)
     if I is None:
         raise ValueError("this Explanation has no pairwise interactions (.interactions): compute them with an explainer's "
-                         "interaction_values(X); selecting rows or features (e[rows], e[:, names]) drops them, so pass the whole "
-                         "explanation (and row=)")
+                         "interaction_values(X); selecting or reordering features (e[:, names]) drops them, so pass "
+                         "every feature (and row=)")
     I = check_finite(I, "the interactions")
     want = expl.values.shape + (expl.n_features,)              # (n, p, p) or (p, p)
     if I.shape == want: return I

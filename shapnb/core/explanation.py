@@ -4,6 +4,7 @@
 
 # %% ../../nbs/04_explanation.ipynb #cac03e73
 from __future__ import annotations
+import warnings
 import numpy as np
 from scipy.stats import norm
 from .validation import check_int, check_finite, check_level
@@ -89,7 +90,9 @@ class Explanation:
         details = self.__dict__.get("_details", {})
         if name in details: return details[name]
         raise AttributeError(f"{type(self).__name__} has no attribute {name!r}"
-                             + (f"; its details are {sorted(details)}" if details else ""))
+                             + (f"; its details are {sorted(details)}" if details else "")
+                             + ("" if name.startswith("_") else " (selecting features, averaging, summing or stacking "
+                                "explanations drops the details that no longer describe the result)"))
 
     details = property(lambda self: dict(self._details), doc="The estimator's details by name (a copy).")
 
@@ -227,13 +230,27 @@ def _getitem(self, key) -> Explanation:
     cut = lambda a: None if a is None else a[np.ix_(r, f, o)]
     n_evals = self.n_evals
     if n_evals is not None and np.ndim(n_evals) == 1: n_evals = int(n_evals[r[0]]) if "rows" in dropped else n_evals[r]
-    keep_details = len(r) == n and (r == np.arange(n)).all() and len(f) == p and (f == np.arange(p)).all()   # per-feature details: only in order
     return _derive(self, cut(self._v), self._base[np.ix_(r, o)], cut(self._se), cut(self._sd),
                    None if self._data is None else self._data[np.ix_(r, f)],
                    [self.feature_names[j] for j in f], None if not self._multi else [self.output_names[j] for j in o],
                    rows=self._rows and "rows" not in dropped, multi=self._multi and "outputs" not in dropped,
                    feature_axis=self._feature_axis and "features" not in dropped, n_evals=n_evals,
-                   details=self._details if keep_details else None)
+                   details=_selected_details(self, r, f, o, dropped))
+
+def _selected_details(self, r, f, o, dropped) -> dict | None:
+    "The details that still describe a selection: all of them when nothing is selected; else the index and the rows' and outputs' interactions."
+    d, (n, p, k) = self._details, self._v.shape
+    every = lambda idx, m: len(idx) == m and (idx == np.arange(m)).all()
+    if every(r, n) and every(f, p) and every(o, k): return d
+    if not every(f, p): return None                  # per-feature details (pair terms, designs) name features by position
+    kept = {key: v for key, v in d.items() if key == "index"}
+    inter = d.get("interactions")
+    if isinstance(inter, np.ndarray) and inter.shape[:3] == (n, p, p):   # (n, p, p) or (n, p, p, k): cut rows and outputs
+        inter = inter[r] if inter.ndim == 3 else inter[r][..., o]
+        if "rows" in dropped: inter = inter[0]
+        if inter.ndim == 4 - ("rows" in dropped) and "outputs" in dropped: inter = inter[..., 0]
+        kept["interactions"] = inter
+    return kept
 
 def _len(self) -> int:
     "Number of rows (a single-row explanation has no length)."
@@ -395,6 +412,10 @@ def _to_shap(self,
     level = check_level(level)
     try: import shap
     except ImportError: raise ImportError("to_shap needs the shap package: pip install shap") from None
+    index = self._details.get("index")
+    if index is not None and index != "SII" and not (isinstance(index, tuple) and index[:1] == ("shapley",)):
+        warnings.warn(f"these are {index!r} values, which need not add up to f(x) - E f(x): shap's plots (waterfall, force) "
+                      "draw base + sum of values as the prediction", stacklevel=2)
     bounds = self.interval(level) if self.uncertainty is not None else (None, None)
     base = self.base_values
     return shap.Explanation(self.values, float(base) if np.ndim(base) == 0 else base, data=self.data,

@@ -65,6 +65,12 @@ def _gauss_jacobi_rule(m: int, t_power: float, u_power: float):
     w = w / w.sum()
     if not (np.isfinite(w).all() and (t > 0).all() and (u > 0).all() and (np.diff(t) > 0).all()):
         raise ValueError(f"no Gauss–Jacobi rule with {m} nodes for t^{t_power} (1 - t)^{u_power}: the root finder failed")
+    j = np.arange(min(2 * m, 4))                            # the rule must integrate low powers of t exactly: check it does
+    exact = np.cumprod(np.concatenate([[1.0], (t_power + 1 + j[:-1]) / (t_power + u_power + 2 + j[:-1])]))
+    if np.abs((w[:, None] * t[:, None] ** j).sum(0) - exact).max() > 1e-9 * exact.max():
+        raise ValueError(f"the {m}-node Gauss–Jacobi rule for t^{t_power} (1 - t)^{u_power} cannot be computed accurately in "
+                         "double precision (both exponents this close to -1); use exact enumeration (exact_semivalues) "
+                         "or less extreme Beta parameters")
     for a in (t, u, w): a.flags.writeable = False
     return t, u, w
 

@@ -68,6 +68,9 @@ def check_tabular(X,              # rows: an array, a DataFrame or a Series (one
     if _is_sparse(X):
         raise TypeError(f"{what} is a sparse matrix ({type(X).__name__}), which is not supported: pass dense rows, "
                         f"e.g. {what}.toarray() (for a few rows at a time if the matrix is large)")
+    if isinstance(X, dict):
+        raise TypeError(f"{what} is a dict; pass one row as a one-row DataFrame, pd.DataFrame([{what}]), or as a Series, "
+                        f"pd.Series({what})")
     if is_frame(X): return _frame_problems(X, what)
     if is_series(X): return _series_problems(X, what)
     kind = np.asarray(X).dtype.kind
@@ -140,6 +143,12 @@ def _check_width(width: int, n_features, what: str, shape):
         raise ValueError(f"{what} must have {n_features} features, shape (n, {n_features}) or ({n_features},), as the model "
                          f"was fitted with; got shape {tuple(shape)}")
 
+def _as_array(X) -> np.ndarray:
+    "X as an array; a list or tuple mixing text with numbers or booleans as objects (numpy would make every entry text)."
+    A = np.asarray(X)
+    if A.dtype.kind in "US" and not isinstance(X, np.ndarray): A = np.asarray(X, dtype=object)
+    return A
+
 def match_columns(X,                    # rows: an array (n, p) or (p,), a DataFrame, or a Series (one row)
                   names,                # the model's feature names (model_feature_names), or None if it has none
                   what: str = "X",      # the argument's name, used in messages
@@ -160,7 +169,7 @@ def match_columns(X,                    # rows: an array (n, p) or (p,), a DataF
         order = _column_order(columns, names, what, "the model's features")
         if order == list(range(len(columns))): return X
         return X.iloc[:, order] if is_frame(X) else X.iloc[order]
-    X = np.asarray(X)
+    X = _as_array(X)
     if X.ndim not in (1, 2):
         width = "" if n_features is None else f"have {n_features} features as "
         raise ValueError(f"{what} must {width or 'be '}one row (p,) or rows (n, p), got shape {X.shape}")
@@ -174,37 +183,81 @@ def _as_frame_like(A, template, what: str):
     if is_series(A):
         order = _column_order(A.index, [str(c) for c in template.columns], what, "the columns")
         return pd.DataFrame([A.iloc[order].to_numpy()], columns=template.columns).infer_objects()
-    A = np.asarray(A)
+    A = _as_array(A)
     A = A[None] if A.ndim == 1 else A
     if A.ndim != 2: raise ValueError(f"{what} must be one row (p,) or rows (n, p), got shape {A.shape}")
     _check_width(A.shape[1], template.shape[1], what, A.shape)
-    return pd.DataFrame(A, columns=template.columns)
+    frame = pd.DataFrame(A, columns=template.columns)
+    return frame.infer_objects() if A.dtype == object else frame
 
-def _categories_fit(values, dtype, what: str, column: str):
-    "Raise unless every non-missing value of `values` is one of the categories of `dtype`."
+def _categories_fit(values, dtype, what: str, owner: str, column: str):
+    "Raise unless every non-missing value of `values` (of `what`) is one of the categories of `dtype` (of `owner`)."
     present = values.dropna().unique()
-    unknown = sorted(map(str, set(present) - set(dtype.categories)))
-    if unknown:
+    unknown = [v.item() if isinstance(v, np.generic) else v for v in sorted(set(present) - set(dtype.categories), key=str)]
+    if unknown:                                                       # shown as values: 1 and '1' differ
         raise ValueError(f"{what}'s column {column!r} has values {unknown[:5]}{' ...' if len(unknown) > 5 else ''} that are not "
-                         f"categories of the background's {list(dtype.categories)[:10]}")
+                         f"categories of {owner}'s {list(dtype.categories)[:10]}")
+
+def _numeric_like(s) -> bool:
+    "Whether a column holds numbers or booleans (numpy or pandas' nullable dtypes), not text, categories or dates."
+    import pandas as pd
+    return (pd.api.types.is_numeric_dtype(s.dtype) or pd.api.types.is_bool_dtype(s.dtype)) and not isinstance(s.dtype, pd.CategoricalDtype)
+
+def _from_objects(s):
+    "An object column of numbers or booleans (and missing values) as a numeric or nullable boolean column; else unchanged."
+    import pandas as pd
+    values = s.dropna()
+    if len(values) and all(isinstance(v, (bool, np.bool_)) for v in values): return s.astype("boolean")
+    if len(values) and all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_)) for v in values):
+        return pd.to_numeric(s)
+    return s
+
+def _common_numeric(a, b):
+    "Numeric or boolean columns `a`, `b` given one dtype that holds both: bool < int < float, missing values kept."
+    import pandas as pd
+    rank = max(0 if pd.api.types.is_bool_dtype(d) else 1 if pd.api.types.is_integer_dtype(d) else 2 for d in (a.dtype, b.dtype))
+    numpy = isinstance(a.dtype, np.dtype) and isinstance(b.dtype, np.dtype)
+    if numpy: common = np.result_type(a.dtype, b.dtype)
+    elif rank == 2: common = "float64" if np.dtype("float64") in (a.dtype, b.dtype) else "Float64"   # NaN or NA, as given
+    else: common = ("boolean", "Int64")[rank]
+    return a.astype(common), b.astype(common)
+
+def _same_values(a, cast) -> bool:
+    "Whether `cast` holds the values of `a`: missing where `a` is missing, equal elsewhere (2.7 -> 2 or 'False' -> True are not)."
+    import pandas as pd
+    missing = pd.isna(a).to_numpy(bool)
+    if (missing != pd.isna(cast).to_numpy(bool)).any(): return False
+    left, right = a.to_numpy(object)[~missing], cast.to_numpy(object)[~missing]
+    return bool(np.all(left == right))
 
 def _unify_column(a, b, column: str, a_what: str, b_what: str):
-    "Columns `a` (rows) and `b` (background) converted to one dtype, or a ValueError naming the column."
+    "Columns `a` (rows) and `b` (background) converted to one dtype that keeps every value, or a ValueError naming the column."
     import pandas as pd
     if a.dtype == b.dtype: return a, b
+    a0, b0 = a, b
+    if a.dtype == object: a = _from_objects(a)
+    if b.dtype == object: b = _from_objects(b)
+    for s, t in ((a, b), (b, a)):                 # a column of missing values only: missing in the other's (nullable) dtype
+        if s.dtype == object and s.isna().all() and _numeric_like(t):
+            filled = s.astype("boolean" if pd.api.types.is_bool_dtype(t.dtype) else "Int64" if pd.api.types.is_integer_dtype(t.dtype) else t.dtype)
+            a, b = (filled, b) if s is a else (a, filled)
     try:
         if isinstance(b.dtype, pd.CategoricalDtype):
-            _categories_fit(a, b.dtype, a_what, column); return a.astype(b.dtype), b
-        if isinstance(a.dtype, pd.CategoricalDtype):
-            _categories_fit(b, a.dtype, b_what, column); return a, b.astype(a.dtype)
-        if isinstance(a.dtype, np.dtype) and isinstance(b.dtype, np.dtype) and a.dtype.kind in "biuf" and b.dtype.kind in "biuf":
-            common = np.result_type(a.dtype, b.dtype)           # bool < int < float, as numpy promotes
-            return a.astype(common), b.astype(common)
-        return a.astype(b.dtype), b
+            _categories_fit(a, b.dtype, a_what, b_what, column); a, b = a.astype(b.dtype), b
+        elif isinstance(a.dtype, pd.CategoricalDtype):
+            _categories_fit(b, a.dtype, b_what, a_what, column); a, b = a, b.astype(a.dtype)
+        elif _numeric_like(a) and _numeric_like(b): a, b = _common_numeric(a, b)
+        elif a.dtype != b.dtype: a, b = a.astype(b.dtype), b
     except (TypeError, ValueError) as exc:
-        if "categories of the background" in str(exc): raise
-        raise ValueError(f"column {column!r} is {a.dtype} in {a_what} but {b.dtype} in {b_what}, and the two cannot be "
+        if "that are not categories of" in str(exc): raise
+        raise ValueError(f"column {column!r} is {a0.dtype} in {a_what} but {b0.dtype} in {b_what}, and the two cannot be "
                          f"given one dtype: {exc}") from None
+    for side, before, after in ((a_what, a0, a), (b_what, b0, b)):
+        if not _same_values(before, after):
+            raise ValueError(f"column {column!r} is {a0.dtype} in {a_what} but {b0.dtype} in {b_what}; giving them one dtype "
+                             f"({after.dtype}) would change values of {side} (e.g. a decimal cut to an integer, a missing value "
+                             f"or the text 'False' read as a boolean): give both the same dtype")
+    return a, b
 
 def match_frames(X,                      # rows to explain: array, DataFrame or Series
                  data,                   # background rows: array or DataFrame

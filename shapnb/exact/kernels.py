@@ -313,6 +313,7 @@ def _check_points(X, support, what: str = "X"):
     X2 = X[None] if X.ndim == 1 else X
     if X2.ndim != 2 or X2.shape[1] != Z.shape[1]:
         raise ValueError(f"{what} must have {Z.shape[1]} features (the model's), as one row (p,) or rows (k, p); got shape {X.shape}")
+    if len(X2) == 0: raise ValueError(f"{what} holds no rows")
     return check_finite(X2, what), check_finite(Z, "the support vector matrix")
 
 # %% ../../nbs/15_kernels.ipynb #ffff969f
@@ -631,7 +632,7 @@ class ProductKernelExplainer:
         "The Shapley values of the rows of `X` as an `Explanation` (with `quadrature_bound` and `nodes` per row in process), as shap's `explainer(X)`."
         if is_dask_collection(X): raise TypeError("explainer(X) builds an Explanation in memory; for a Dask collection use shap_values(X)")
         X = match_columns(X, self.feature_names, "X", self.n_features)
-        if np.ndim(X) == 2 and len(X) == 0: raise ValueError("X holds no rows; an Explanation needs at least one (shap_values of no rows returns an empty array)")
+        if np.ndim(X) == 2 and len(X) == 0: raise ValueError("X holds no rows")
         if executor is not None or self.background is not None:
             return self._explanation(X, self.shap_values(X, executor, chunk_size), {}, "kernel", bounded=False)
         values = product_kernel_shapley(float_rows(X), self.support, self._alpha(), self.kernel, self.gamma, self.m,
@@ -645,6 +646,7 @@ class ProductKernelExplainer:
                              "background: build ProductKernelExplainer(model) without data for them")
         X = match_columns(X, self.feature_names, "X", self.n_features)
         X2 = float_rows(X)
+        _check_points(X2, self.support)                  # finite, at least one row
         deviation = _deviation_function(self.kernel, self.gamma, self.n_features)
         values, _, bound, nodes = _each_row(np.atleast_2d(X2), self.support, deviation, row)
         return X, AutoQuadrature(*_shape_rows(values, bound, nodes, self.single_output, np.ndim(X2) == 1))
