@@ -46,4 +46,4 @@ def __getattr__(name):
     return value
 
 
-def __dir__(): return sorted({*globals(), *__all__})
+def __dir__(): return sorted({*(n for n in globals() if not n.startswith("_")), *__all__})

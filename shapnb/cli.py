@@ -153,7 +153,7 @@ def main(argv=None, # command-line arguments, None for sys.argv[1:]
     demo.add_argument("--budget", type=int, default=300, help="game evaluations for KernelSHAP")
     demo.add_argument("--rows", type=int, default=200, help="rows explained exactly for the beeswarm")
     demo.add_argument("--top", type=int, default=10, help="number of features to print")
-    bench = commands.add_parser("bench-trees", help="time exact TreeSHAP against shap and FastTreeSHAP",
+    bench = commands.add_parser("bench-trees", help="time exact TreeSHAP against other libraries (shap, FastTreeSHAP; with --interventional also woodelf and shapiq)",
                                 description="Time shapnb's TreeExplainer against shap and FastTreeSHAP on the same "
                                             "models and rows (needs the bench and dev extras); the options of `shapnb-bench-trees`.",
                                 formatter_class=defaults)

@@ -6,7 +6,7 @@
 from __future__ import annotations
 import warnings
 import numpy as np
-from .core.games import MarginalGame, exact_shapley
+from .core.games import MarginalGame, exact_shapley, EXACT_MAX_PLAYERS
 from .core.validation import check_int, check_n_players
 from .core.tabular import is_frame, is_series, model_feature_names, match_columns, match_frames
 from .exact.trees import TreeExplainer, tree_ensemble
@@ -203,8 +203,9 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
             if method == "kernelshap" and budget is None:
                 raise ValueError(f"method='auto' estimates a game of p={p} players by KernelSHAP (above "
                                  f"AUTO_EXACT_MAX_PLAYERS = {AUTO_EXACT_MAX_PLAYERS} players, evaluating all 2^{p} coalitions is "
-                                 "not chosen for you), which needs a budget (game evaluations), e.g. budget=200; or pass "
-                                 "method='exact'")
+                                 "not chosen for you), which needs a budget (game evaluations), e.g. budget=200"
+                                 + ("; or pass method='exact'" if p <= EXACT_MAX_PLAYERS else
+                                    f" (exact enumeration stops at EXACT_MAX_PLAYERS = {EXACT_MAX_PLAYERS} players)"))
         if method != "exact": budget = _check_budget(method, budget)
         with _quiet_repeats(method != "exact" and _warn_unidentified(method, budget, p)):
             v, base, se, sd, n, note = _explain_game(model_or_game, p, method, budget, seed, progress, dict(options), executor, chunk_size)
@@ -228,7 +229,9 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
         if method == "kernelshap" and budget is None:
             p_x = X.shape[1]
             raise ValueError(f"method='auto' explains this model by KernelSHAP on the marginal game over data, which needs a "
-                             f"budget (game evaluations per row), e.g. budget=200; or pass method='exact' to evaluate all "
-                             f"2^{p_x} coalitions of each row ({2 ** p_x * len(data)} predictions per row)")
+                             f"budget (game evaluations per row), e.g. budget=200"
+                             + (f"; or pass method='exact' to evaluate all 2^{p_x} coalitions of each row "
+                                f"({2 ** p_x * len(data)} predictions per row)" if p_x <= EXACT_MAX_PLAYERS else
+                                f" (exact enumeration stops at EXACT_MAX_PLAYERS = {EXACT_MAX_PLAYERS} features)"))
     e = _explain_model(model_or_game, X, method, data, budget, seed, progress, feature_names, dict(options), executor, chunk_size)
     return e[0] if single else e
