@@ -228,8 +228,8 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
                              "data=... and budget=...")
         if method == "kernelshap" and budget is None:
             p_x = X.shape[1]
-            raise ValueError(f"method='auto' explains this model by KernelSHAP on the marginal game over data, which needs a "
-                             f"budget (game evaluations per row), e.g. budget=200"
+            raise ValueError("method='auto' explains this model by KernelSHAP on the marginal game over data, which needs a "
+                             "budget (game evaluations per row), e.g. budget=200"
                              + (f"; or pass method='exact' to evaluate all 2^{p_x} coalitions of each row "
                                 f"({2 ** p_x * len(data)} predictions per row)" if p_x <= EXACT_MAX_PLAYERS else
                                 f" (exact enumeration stops at EXACT_MAX_PLAYERS = {EXACT_MAX_PLAYERS} features)"))
