@@ -207,7 +207,8 @@ def _from_objects(s):
     "An object column of numbers or booleans (and missing values) as a numeric or nullable boolean column; else unchanged."
     import pandas as pd
     values = s.dropna()
-    if len(values) and all(isinstance(v, (bool, np.bool_)) for v in values): return s.astype("boolean")
+    if len(values) and all(isinstance(v, (bool, np.bool_)) for v in values):
+        return s.astype("boolean" if len(values) < len(s) else bool)    # nullable only where a value is missing
     if len(values) and all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_)) for v in values):
         return pd.to_numeric(s)
     return s
