@@ -23,19 +23,18 @@ __all__ = ['METHODS', 'AUTO_EXACT_MAX_PLAYERS', 'PROGRESS_ROWS', 'explain']
 METHODS = ("auto", "tree", "kernel", "exact", "kernelshap", "surrogate", "gp_surrogate", "shapleig")
 AUTO_EXACT_MAX_PLAYERS = 16   # games up to this size are explained exactly by default
 
-def _unsupported_why(model) -> str:
-    "Why the exact product-kernel route refuses `model` (its converter's message), for the error of method='auto'."
-    try: kernel_expansion(model)
-    except (ValueError, TypeError) as e: return str(e)
-    return "supported"
-
-def _supported(make, model) -> bool:
-    "Whether the converter `make` accepts `model` (it raises 'unsupported ...' otherwise)."
+def _refusal(make, model) -> str | None:
+    "The converter `make`'s 'unsupported ...' message for `model`, or None when it accepts it (other errors are raised)."
     try: make(model)
     except ValueError as e:
-        if str(e).startswith("unsupported"): return False
+        if str(e).startswith("unsupported"): return str(e)
         raise
-    return True
+    return None
+
+def _exact_hint(p: int, unit: str, cost: str = "") -> str:
+    "The end of a 'needs a budget' message: method='exact' where enumeration is possible, else the limit that stops it."
+    if p > EXACT_MAX_PLAYERS: return f" (exact enumeration stops at EXACT_MAX_PLAYERS = {EXACT_MAX_PLAYERS} {unit})"
+    return f"; or pass method='exact'{cost}"
 
 def _one_row_frame(row):
     "A Series (one row of a frame, indexed by its columns) as a one-row DataFrame."
@@ -204,8 +203,7 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
                 raise ValueError(f"method='auto' estimates a game of p={p} players by KernelSHAP (above "
                                  f"AUTO_EXACT_MAX_PLAYERS = {AUTO_EXACT_MAX_PLAYERS} players, evaluating all 2^{p} coalitions is "
                                  "not chosen for you), which needs a budget (game evaluations), e.g. budget=200"
-                                 + ("; or pass method='exact'" if p <= EXACT_MAX_PLAYERS else
-                                    f" (exact enumeration stops at EXACT_MAX_PLAYERS = {EXACT_MAX_PLAYERS} players)"))
+                                 + _exact_hint(p, "players"))
         if method != "exact": budget = _check_budget(method, budget)
         with _quiet_repeats(method != "exact" and _warn_unidentified(method, budget, p)):
             v, base, se, sd, n, note = _explain_game(model_or_game, p, method, budget, seed, progress, dict(options), executor, chunk_size)
@@ -219,19 +217,19 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
         feature_names = ([str(c) for c in X.columns] if is_frame(X) else model_feature_names(model_or_game)
                          or ([str(c) for c in data.columns] if is_frame(data) else None))
     if method == "auto":
-        method = ("tree" if _supported(tree_ensemble, model_or_game) else
-                  "kernel" if _supported(kernel_expansion, model_or_game) else "kernelshap")
+        not_tree = _refusal(tree_ensemble, model_or_game)
+        not_kernel = not_tree and _refusal(kernel_expansion, model_or_game)
+        method = "tree" if not not_tree else "kernel" if not not_kernel else "kernelshap"
         if method == "kernelshap" and data is None:
             raise ValueError(f"method='auto': {type(model_or_game).__name__} is neither a tree ensemble nor a product-kernel "
-                             f"model that shapnb explains exactly ({_unsupported_why(model_or_game)}), and the model-agnostic "
+                             f"model that shapnb explains exactly ({not_kernel}), and the model-agnostic "
                              "estimators need background data (rows to average missing features over) and a budget: pass "
                              "data=... and budget=...")
         if method == "kernelshap" and budget is None:
             p_x = X.shape[1]
             raise ValueError("method='auto' explains this model by KernelSHAP on the marginal game over data, which needs a "
                              "budget (game evaluations per row), e.g. budget=200"
-                             + (f"; or pass method='exact' to evaluate all 2^{p_x} coalitions of each row "
-                                f"({2 ** p_x * len(data)} predictions per row)" if p_x <= EXACT_MAX_PLAYERS else
-                                f" (exact enumeration stops at EXACT_MAX_PLAYERS = {EXACT_MAX_PLAYERS} features)"))
+                             + _exact_hint(p_x, "features", f" to evaluate all 2^{p_x} coalitions of each row "
+                                                            f"({2 ** p_x * len(data)} predictions per row)"))
     e = _explain_model(model_or_game, X, method, data, budget, seed, progress, feature_names, dict(options), executor, chunk_size)
     return e[0] if single else e

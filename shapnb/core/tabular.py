@@ -203,10 +203,12 @@ def _numeric_like(s) -> bool:
     import pandas as pd
     return (pd.api.types.is_numeric_dtype(s.dtype) or pd.api.types.is_bool_dtype(s.dtype)) and not isinstance(s.dtype, pd.CategoricalDtype)
 
-def _from_objects(s):
-    "An object column of numbers or booleans (and missing values) as a numeric or nullable boolean column; else unchanged."
+def _from_objects(s, other):
+    "An object column read as what it holds: booleans or numbers (nullable where missing); only missing values: `other`'s numeric dtype (nullable); else unchanged."
     import pandas as pd
     values = s.dropna()
+    if not len(values) and _numeric_like(other):
+        return s.astype("boolean" if pd.api.types.is_bool_dtype(other.dtype) else "Int64" if pd.api.types.is_integer_dtype(other.dtype) else other.dtype)
     if len(values) and all(isinstance(v, (bool, np.bool_)) for v in values):
         return s.astype("boolean" if len(values) < len(s) else bool)    # nullable only where a value is missing
     if len(values) and all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_)) for v in values):
@@ -236,12 +238,8 @@ def _unify_column(a, b, column: str, a_what: str, b_what: str):
     import pandas as pd
     if a.dtype == b.dtype: return a, b
     a0, b0 = a, b
-    if a.dtype == object: a = _from_objects(a)
-    if b.dtype == object: b = _from_objects(b)
-    for s, t in ((a, b), (b, a)):                 # a column of missing values only: missing in the other's (nullable) dtype
-        if s.dtype == object and s.isna().all() and _numeric_like(t):
-            filled = s.astype("boolean" if pd.api.types.is_bool_dtype(t.dtype) else "Int64" if pd.api.types.is_integer_dtype(t.dtype) else t.dtype)
-            a, b = (filled, b) if s is a else (a, filled)
+    if a.dtype == object: a = _from_objects(a, b0)
+    if b.dtype == object: b = _from_objects(b, a0)
     try:
         if isinstance(b.dtype, pd.CategoricalDtype):
             _categories_fit(a, b.dtype, a_what, b_what, column); a, b = a.astype(b.dtype), b

@@ -632,7 +632,6 @@ class ProductKernelExplainer:
         "The Shapley values of the rows of `X` as an `Explanation` (with `quadrature_bound` and `nodes` per row in process), as shap's `explainer(X)`."
         if is_dask_collection(X): raise TypeError("explainer(X) builds an Explanation in memory; for a Dask collection use shap_values(X)")
         X = match_columns(X, self.feature_names, "X", self.n_features)
-        if np.ndim(X) == 2 and len(X) == 0: raise ValueError("X holds no rows")
         if executor is not None or self.background is not None:
             return self._explanation(X, self.shap_values(X, executor, chunk_size), {}, "kernel", bounded=False)
         values = product_kernel_shapley(float_rows(X), self.support, self._alpha(), self.kernel, self.gamma, self.m,
@@ -646,9 +645,9 @@ class ProductKernelExplainer:
                              "background: build ProductKernelExplainer(model) without data for them")
         X = match_columns(X, self.feature_names, "X", self.n_features)
         X2 = float_rows(X)
-        _check_points(X2, self.support)                  # finite, at least one row
+        rows, _ = _check_points(X2, self.support)        # 2-D, finite, at least one row
         deviation = _deviation_function(self.kernel, self.gamma, self.n_features)
-        values, _, bound, nodes = _each_row(np.atleast_2d(X2), self.support, deviation, row)
+        values, _, bound, nodes = _each_row(rows, self.support, deviation, row)
         return X, AutoQuadrature(*_shape_rows(values, bound, nodes, self.single_output, np.ndim(X2) == 1))
 
     def semivalues(self,
