@@ -10,6 +10,7 @@ of the call (time.process_time, one thread).
   taskset -c 1 python bench/gp_surrogate.py summary            -> recomputes the tuning summary from the saved runs
   taskset -c 1 python bench/gp_surrogate.py report             -> bench/results/gp_surrogate_reporting.json
   python bench/gp_surrogate.py shrinkage [part n_parts]         -> bench/results/gp_surrogate_shrinkage.json
+  taskset -c 1 python bench/gp_surrogate.py se-rules           -> bench/results/gp_surrogate_se_rules.json
 
 `tune` runs the variants of VARIANTS (kernel, folds, hyperparameters shared or per fold, a fraction of the budget spent
 first on ShaplEIG's EIG-chosen coalitions) and, on the SAME games, budgets and seeds, kernel_shap, regression_msr and our
@@ -32,6 +33,12 @@ and the GP posterior mean fitted to every evaluated coalition; with the MSE of
 each against our shapleig on the same runs, and the coverage of the corrected estimate's interval around each.
 Records go to bench/results/gp_surrogate_shrinkage.jsonl (parts can run in parallel: `shrinkage 0 2`, `shrinkage 1 2`;
 then `shrinkage` alone writes the summary once every part is done). BLAS and torch threads are limited to one.
+`se-rules` (tuning half, CHOSEN, budgets 3p, 4p, 8p, seeds 0-4) asks whether a tighter interval than the default's
+would still cover: the coverage by budget of the default rule (Student's quantile times sqrt(bootstrap^2 + folds' spread
+s^2), notebook 25), of s^2/K in its place, of the part of s^2 the cross-fitting's fold mismatch explains (s^2 times the
+kernel mass of the sampled strata not every fold holds, weighted by 1/|H| - 1/K: the variance of a mean over the |H|
+folds holding a stratum against the mean over all K, for folds alike), and of the bootstrap alone (with Student's
+quantile). Notebook 35 checks the same rules on three games outside the benchmark.
 The games are found by the one lookup, tests/benchmark_games.py ($SHAPNB_GAMES_DIR, else ../shared/games/precomputed)."""
 import os
 for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"): os.environ.setdefault(_v, "1")
@@ -220,6 +227,53 @@ def shrinkage_summary() -> dict:
     return dict(n_runs=len(d), by_active=out)
 
 
+def mismatch_share(design, folds, n_folds: int) -> float:
+    "Kernel-mass share of the sampled strata not held by every fold, each weighted by 1/|H| - 1/K (see the docstring)."
+    import numpy as np
+    from shapnb.sampling.design import shapley_kernel
+    stratum_of_unit = np.zeros(design.n_units, np.int64); stratum_of_unit[design.unit] = design.stratum
+    held = np.array([len(np.unique(folds[stratum_of_unit == h])) for h in range(len(design.counts))])
+    sampled = (design.counts > 0) & (design.counts < design.population)
+    mass = design.population * shapley_kernel(design.p, design.sizes)
+    share = np.where(sampled & (held < n_folds), 1 / np.maximum(held, 1) - 1 / n_folds, 0.0)
+    return float((share * mass).sum() / mass.sum())
+
+
+SE_RULES = ("default: t, bootstrap + s^2", "t, bootstrap + s^2/K", "t, bootstrap + fold mismatch", "t, bootstrap alone")
+
+
+def se_rule_coverage(e, truth) -> dict:
+    "Coverage of each of SE_RULES' 95% intervals around the estimate `e` (an Explanation of gp_surrogate_shap with an se)."
+    import numpy as np
+    from scipy.stats import t as student_t
+    from shapnb.sampling.bootstrap import replicate_se
+    from shapnb.sampling.regression import residual_df
+    d = e.details
+    boot, spread, K = replicate_se(d["replicates"]), np.var(d["fold_values"], axis=0, ddof=1), d["n_folds"]
+    q = float(student_t.ppf(0.975, max(residual_df(d["design"]), 1)))
+    share = mismatch_share(d["design"], d["folds"], K)
+    widths = (np.asarray(e.se) * 1.959963984540054, q * np.sqrt(boot ** 2 + spread / K), q * np.sqrt(boot ** 2 + share * spread), q * boot)
+    err = np.abs(np.asarray(e.values) - truth)
+    return {rule: float(np.mean(err <= w)) for rule, w in zip(SE_RULES, widths)}
+
+
+def se_rules() -> dict:
+    "Coverage by budget of SE_RULES on the tuning half (CHOSEN, budgets 3p, 4p, 8p, seeds 0-4)."
+    import numpy as np
+    files = json.loads((RESULTS / "tuning_games.json").read_text())["games"]
+    cov = {}
+    for f in files:
+        g = load_table_game(games_dir() / f); p = g.n_players; truth = g.exact_shapley()
+        for label, budget in GRID:
+            if label not in ("3p", "4p", "8p"): continue
+            for seed in SEEDS:
+                e = gp_surrogate_shap(g, p, budget(p), seed=seed, **CHOSEN)
+                if e.se is None: continue
+                for rule, c in se_rule_coverage(e, truth).items(): cov.setdefault(rule, {}).setdefault(label, []).append(c)
+        print(f, flush=True)
+    return {rule: {b: dict(runs=len(c), coverage=float(np.mean(c))) for b, c in by.items()} for rule, by in cov.items()}
+
+
 if __name__ == "__main__":
     mode = sys.argv[1] if len(sys.argv) > 1 else "tune"
     warnings.simplefilter("ignore")   # small budgets warn (underdetermined designs): expected here
@@ -241,4 +295,8 @@ if __name__ == "__main__":
                 out = shrinkage_summary()
                 (RESULTS / "gp_surrogate_shrinkage.json").write_text(json.dumps(out, indent=1) + "\n")
                 print(json.dumps(out, indent=1))
-        elif mode != "summary": sys.exit(f"unknown mode {mode!r}: use tune, summary, report or shrinkage")
+        elif mode == "se-rules":
+            out = se_rules()
+            (RESULTS / "gp_surrogate_se_rules.json").write_text(json.dumps(out, indent=1) + "\n")
+            print(json.dumps(out, indent=1))
+        elif mode != "summary": sys.exit(f"unknown mode {mode!r}: use tune, summary, report, shrinkage or se-rules")
