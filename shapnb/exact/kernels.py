@@ -610,6 +610,8 @@ class ProductKernelExplainer:
         if chunk_size is not None: check_int(chunk_size, "chunk_size", minimum=1)
         if is_dask_collection(X): return explain_collection(self, X)
         X = match_columns(X, self.feature_names, "X", self.n_features)   # by name, before the rows are split
+        if np.ndim(X) == 2 and len(X) == 0:                       # no rows: no values (as TreeExplainer)
+            return np.zeros((0, self.n_features) + (() if self.single_output else (self.n_outputs,)))
         if executor is not None: return explain_rows(self, X, executor, chunk_size)
         X = float_rows(X)
         if self.background is not None:
@@ -632,6 +634,7 @@ class ProductKernelExplainer:
         "The Shapley values of the rows of `X` as an `Explanation` (with `quadrature_bound` and `nodes` per row in process), as shap's `explainer(X)`."
         if is_dask_collection(X): raise TypeError("explainer(X) builds an Explanation in memory; for a Dask collection use shap_values(X)")
         X = match_columns(X, self.feature_names, "X", self.n_features)
+        if np.ndim(X) == 2 and len(X) == 0: raise ValueError("X holds no rows; an Explanation needs at least one (shap_values of no rows returns an empty array)")
         if executor is not None or self.background is not None:
             return self._explanation(X, self.shap_values(X, executor, chunk_size), {}, "kernel", bounded=False)
         values = product_kernel_shapley(float_rows(X), self.support, self._alpha(), self.kernel, self.gamma, self.m,
