@@ -187,6 +187,10 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
            ) -> Explanation:
     "Shapley values of a model's rows `X` or of a game on `p` players, by the best or the named `method`."
     if method not in METHODS: raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    if asked := sorted({"index", "order", "interactions"} & set(options)):
+        raise TypeError(f"explain computes Shapley values and takes no {', '.join(map(repr, asked))}: for semivalues and "
+                        "interactions call the exact explainers, TreeExplainer(model, data).semivalues(X, index) or "
+                        ".interaction_values(X, index), and ProductKernelExplainer(model).semivalues(X, index) (notebook 66)")
     if chunk_size is not None: check_int(chunk_size, "chunk_size", minimum=1)
     if X is None and p is None: raise ValueError("pass rows X to explain a model, or the number of players p to explain a game")
     if X is not None and p is not None: raise ValueError("pass either rows X (a model) or p (a game), not both")

@@ -412,7 +412,8 @@ def waterfall(expl: Explanation,     # the explanation, of one output
                     va="center", fontsize=8, color=colour)
     ax.set_yticks(range(len(steps)), [label for label, _, _ in steps])
     total = base + vals.sum()
-    for x, text, y in ((base, f"base value {base:.3g}", -0.9), (total, f"f(x) = {total:.3g}", len(steps) - 0.1)):
+    end = "f(x)" if expl.efficient else "base + sum"          # a semivalue need not add up to the prediction
+    for x, text, y in ((base, f"base value {base:.3g}", -0.9), (total, f"{end} = {total:.3g}", len(steps) - 0.1)):
         ax.axvline(x, color="#999999", lw=0.8, ls="--"); ax.text(x, y, text, ha="center", fontsize=8, color="#555555")
     ax.set_ylim(-1.2, len(steps) + 0.3); ax.margins(x=0.08)
     ax.set_xlabel("model output" + _uncertainty_label(expl, level))

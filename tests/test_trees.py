@@ -112,16 +112,27 @@ XN = np.where(np.random.default_rng(2).random(X.shape) < 0.1, np.nan, X)     # r
 def test_interventional_tables_are_the_pass(name):
     "Interventional leaf tables for every tree against the edge-wise pass for every tree, to rounding; the explainer's mix too."
     model = MODELS[name]()
-    explainer = TreeExplainer(model, XN[100:140], feature_perturbation="interventional")
+    XM = XN if TreeExplainer(model).ensemble.takes_missing else X   # GradientBoosting refuses NaN (as its predict does)
+    explainer = TreeExplainer(model, XM[100:140], feature_perturbation="interventional")
     e = explainer.ensemble
-    every = interventional_tables(e, XN[100:140], every_tree=True)
+    every = interventional_tables(e, XM[100:140], every_tree=True)
     assert every.use.all() and explainer._leaf_tables().use.all()   # 40 background rows: the tables pay on these trees
-    reference = pathwise_values(e, XN[:40], XN[100:140])
-    np.testing.assert_allclose(table_values(e, XN[:40], every), reference, rtol=0, atol=1e-12 * _scale(explainer))
-    explainer._tables = interventional_tables(e, XN[100:140], every_tree=True, max_bytes=int(every.table.nbytes // 2))
+    reference = pathwise_values(e, XM[:40], XM[100:140])
+    np.testing.assert_allclose(table_values(e, XM[:40], every), reference, rtol=0, atol=1e-12 * _scale(explainer))
+    explainer._tables = interventional_tables(e, XM[100:140], every_tree=True, max_bytes=int(every.table.nbytes // 2))
     assert explainer._tables.use.any() and not explainer._tables.use.all() or len(e.roots) == 1
-    phi = explainer.shap_values(XN[:40])
+    phi = explainer.shap_values(XM[:40])
     np.testing.assert_allclose(phi[..., None] if phi.ndim == 2 else phi, reference, rtol=0, atol=1e-12 * _scale(explainer))
+
+@pytest.mark.parametrize("name", ["gb_reg", "gb_clf"])
+def test_refuses_missing_where_the_model_does(name):
+    "GradientBoosting's predict refuses NaN, so its explanation refuses rows and background holding them; others take them."
+    model = MODELS[name]()
+    with pytest.raises(ValueError, match="NaN"): model.predict(XN[:5])
+    with pytest.raises(ValueError, match="X holds missing values"): TreeExplainer(model).shap_values(XN[:5])
+    with pytest.raises(ValueError, match="data holds missing values"):
+        TreeExplainer(model, XN[100:120], feature_perturbation="interventional").shap_values(X[:5])
+    assert TreeExplainer(MODELS["rf_reg"]()).shap_values(XN[:5]).shape == (5, 5)
 
 def test_interventional_catboost_categorical():
     "CatBoost with a categorical feature (one-hot splits) and NaN in a numerical one: tables against the brute-force game."

@@ -352,10 +352,20 @@ Explanation.uncertainty = property(_uncertainty, doc=_uncertainty.__doc__)
 _method(_interval)
 
 # %% ../../nbs/04_explanation.ipynb #c6a4e201
+def _efficient(self) -> bool:
+    "Whether the values share out f(x) − base value: Shapley values (SII's first order is they); not other semivalues or indices."
+    index = self._details.get("index")
+    return index is None or index == "SII" or (isinstance(index, tuple) and index[:1] == ("shapley",))
+
+Explanation.efficient = property(_efficient, doc=_efficient.__doc__)
+
 def _efficiency_residual(self,
                          predictions, # the model's outputs f(x) (v(N) of each game), shaped like base_values
                         ) -> np.ndarray:
     "Residual $\\sum_i\\phi_i + \\text{base} - f(x)$ per row and output, given the predictions $f(x)$."
+    if not self.efficient:
+        warnings.warn(f"these are {self._details['index']!r} values, which need not add up to f(x) - base value: the residual "
+                      "measures how far they are from it, not an error", stacklevel=2)
     if not self._feature_axis: raise ValueError("efficiency needs all the features; this Explanation holds one selected feature")
     shape = self.base_values.shape
     try: predictions = np.broadcast_to(np.asarray(predictions, dtype=float), shape)
@@ -412,9 +422,8 @@ def _to_shap(self,
     level = check_level(level)
     try: import shap
     except ImportError: raise ImportError("to_shap needs the shap package: pip install shap") from None
-    index = self._details.get("index")
-    if index is not None and index != "SII" and not (isinstance(index, tuple) and index[:1] == ("shapley",)):
-        warnings.warn(f"these are {index!r} values, which need not add up to f(x) - E f(x): shap's plots (waterfall, force) "
+    if not self.efficient:
+        warnings.warn(f"these are {self._details['index']!r} values, which need not add up to f(x) - E f(x): shap's plots (waterfall, force) "
                       "draw base + sum of values as the prediction", stacklevel=2)
     bounds = self.interval(level) if self.uncertainty is not None else (None, None)
     base = self.base_values

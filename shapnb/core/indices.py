@@ -55,8 +55,9 @@ def _gauss_jacobi_rule(m: int, t_power: float, u_power: float):
         raise ValueError(f"no Gauss–Jacobi rule with {m} nodes for t^{t_power} (1 - t)^{u_power}: the parameters are too large")
     t0 = (1 + x) / 2
     upper, pivot = t0 >= 0.5, np.argmin(np.abs(t0 - 0.5))
-    s_hi, lw_hi = _jacobi_polish(m, np.append((1 - x[upper]) / 2, (1 - x[pivot]) / 2), u_power, t_power)
-    s_lo, lw_lo = _jacobi_polish(m, np.append(t0[~upper], t0[pivot]), t_power, u_power)
+    with np.errstate(all="ignore"):                         # a failed polish is caught below, with its reason
+        s_hi, lw_hi = _jacobi_polish(m, np.append((1 - x[upper]) / 2, (1 - x[pivot]) / 2), u_power, t_power)
+        s_lo, lw_lo = _jacobi_polish(m, np.append(t0[~upper], t0[pivot]), t_power, u_power)
     lw_lo = lw_lo + (lw_hi[-1] - lw_lo[-1])                 # one constant for both halves, matched at the pivot
     t = np.concatenate([s_lo[:-1], 1 - s_hi[:-1]]); u = np.concatenate([1 - s_lo[:-1], s_hi[:-1]])
     lw = np.concatenate([lw_lo[:-1], lw_hi[:-1]])
@@ -64,7 +65,9 @@ def _gauss_jacobi_rule(m: int, t_power: float, u_power: float):
     t, u, w = t[order], u[order], np.exp(lw[order] - lw.max())
     w = w / w.sum()
     if not (np.isfinite(w).all() and (t > 0).all() and (u > 0).all() and (np.diff(t) > 0).all()):
-        raise ValueError(f"no Gauss–Jacobi rule with {m} nodes for t^{t_power} (1 - t)^{u_power}: the root finder failed")
+        raise ValueError(f"no Gauss–Jacobi rule with {m} nodes for t^{t_power} (1 - t)^{u_power}: the root finder failed (an "
+                         "exponent this close to -1 puts nearly all the mass at an end point); use exact enumeration "
+                         "(exact_semivalues) or less extreme Beta parameters")
     j = np.arange(min(2 * m, 4))                            # the rule must integrate low powers of t exactly: check it does
     exact = np.cumprod(np.concatenate([[1.0], (t_power + 1 + j[:-1]) / (t_power + u_power + 2 + j[:-1])]))
     if np.abs((w[:, None] * t[:, None] ** j).sum(0) - exact).max() > 1e-9 * exact.max():
@@ -172,6 +175,10 @@ def semivalue_measure(index, # "shapley", "banzhaf", ("weighted_banzhaf", w) or 
     if index[0] == "shapley": return IndexMeasure()
     if index[0] == "banzhaf": return IndexMeasure(0.5)
     if index[0] == "weighted_banzhaf": return IndexMeasure(index[1])
+    if index[1] - 1 == -1 or index[2] - 1 == -1:           # alpha or beta below about 1e-16: the density is not a density
+        raise ValueError(f"Beta-Shapley alpha = {index[1]}, beta = {index[2]}: a parameter this small rounds alpha - 1 or "
+                         "beta - 1 to -1 in double precision, where the Beta density does not exist; use exact enumeration "
+                         "(exact_semivalues, which weighs coalitions by the Beta function directly) or parameters of at least 1e-15")
     return IndexMeasure(t_power=index[2] - 1, u_power=index[1] - 1)
 
 def semivalue_weights(index, # "shapley", "banzhaf", ("weighted_banzhaf", w) or ("beta_shapley", alpha, beta)

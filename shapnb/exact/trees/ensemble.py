@@ -216,6 +216,7 @@ class TreeEnsemble:
                  zero_below: float = 0.0,                  # inputs with |x| at most this are read as 0 (LightGBM: LIGHTGBM_ZERO); 0: none
                  sparse_absent: float | None = None,       # what an entry absent from a sparse matrix is (NaN: missing; 0.0: zero); None refuses sparse rows
                  source: str = "TreeEnsemble",             # the model's library, for messages
+                 takes_missing: bool = True,                # whether the model's own predict takes missing values (NaN); False refuses rows holding them
                 ):
         if not isinstance(trees, (list, tuple)) or not trees: raise ValueError("the model has no trees; expected a non-empty list of node-array dicts")
         for i, t in enumerate(trees):
@@ -237,6 +238,7 @@ class TreeEnsemble:
             raise ValueError(f"categorical must hold one CategoryCodes or None per feature ({self.n_features})")
         self.categorical = list(categorical) if categorical is not None and any(c is not None for c in categorical) else None
         self.missing_value, self.sparse_absent, self.source = float(missing_value), sparse_absent, source
+        self.takes_missing = bool(takes_missing)
         if isinstance(zero_below, (bool, np.bool_)) or not np.isscalar(zero_below) or not (0 <= zero_below < np.inf):
             raise ValueError(f"zero_below must be a finite number >= 0, got {zero_below!r}")
         self.zero_below = float(zero_below)
@@ -419,6 +421,9 @@ class TreeEnsemble:
         if self.zero_below > 0: rows[np.abs(rows) <= self.zero_below] = 0.0   # as LightGBM reads dense rows (NaN stays)
         if not np.isnan(self.missing_value):                # the model's missing-value sentinel, compared as the library stores it
             rows[rows == float(self.input_dtype(self.missing_value))] = np.nan
+        if not self.takes_missing and np.isnan(rows).any():
+            raise ValueError(f"{what} holds missing values (NaN), which this {self.source} model's own predict refuses: it has no "
+                             "answer for them to explain. Impute them first, or use a model that takes them (e.g. HistGradientBoosting)")
         return rows, names, single
 
     def rows(self,
@@ -471,6 +476,12 @@ def _preorder(tree: dict) -> dict:
     out["right"] = np.where(right[order] < 0, -1, new_id[right[order]])
     return out
 
+# %% ../../../nbs/10_tree_ensemble.ipynb #140cba69
+def _sklearn_takes_missing(model) -> bool:
+    "Whether a scikit-learn model's predict takes NaN: its input tags (scikit-learn >= 1.6), else its older tag dict."
+    if hasattr(model, "__sklearn_tags__"): return bool(model.__sklearn_tags__().input_tags.allow_nan)
+    return bool(model._get_tags().get("allow_nan", False))
+
 # %% ../../../nbs/10_tree_ensemble.ipynb #12c0e1a4
 def _sklearn_tree(tree_, scale: float, probabilities: bool) -> dict:
     "Node arrays of one fitted scikit-learn tree; leaf values times `scale`, class fractions if `probabilities`."
@@ -496,7 +507,7 @@ def _from_sklearn_trees(model) -> TreeEnsemble:
     trees = [_sklearn_tree(e.tree_, 1.0 / len(estimators), classifier) for e in estimators]
     k = trees[0]["value"].shape[1]
     return TreeEnsemble(trees, np.zeros(k), model.n_features_in_, np.float32, feature_names=model_feature_names(model),
-                        sparse_absent=0.0, source="scikit-learn")
+                        sparse_absent=0.0, source="scikit-learn", takes_missing=_sklearn_takes_missing(model))
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #cf8fd24a
 def _from_sklearn_gbm(model) -> TreeEnsemble:
@@ -511,7 +522,7 @@ def _from_sklearn_gbm(model) -> TreeEnsemble:
         for c in range(k):
             trees.append(_sklearn_tree(model.estimators_[i, c].tree_, model.learning_rate, False)); outputs.append(c)
     return TreeEnsemble(trees, base, model.n_features_in_, np.float32, outputs, model_feature_names(model),
-                        sparse_absent=0.0, source="scikit-learn")
+                        sparse_absent=0.0, source="scikit-learn GradientBoosting", takes_missing=_sklearn_takes_missing(model))
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #f69e6666
 def _hist_layout(model):
