@@ -9,6 +9,8 @@ per task, are fixed by the rule in bench/results/reporting_games.json (reporting
   taskset -c 0 python bench/estimators_reporting.py tune     -> bench/results/surrogate_tuning.json
   taskset -c 0 python bench/estimators_reporting.py tune-se  -> adds "se_rules" to bench/results/surrogate_tuning.json
   taskset -c 0 python bench/estimators_reporting.py report   -> bench/results/ours_reporting.json
+  taskset -c 0 python bench/estimators_reporting.py report-method kernel_shap
+                                                        -> reruns one method of METHODS, its records replaced in that file
 
 `report` writes a JSON list of runs {"game", "p", "budget_label", "budget", "seed", "method", "mse" (mean over players of
 the squared error), "seconds" (CPU seconds of the call), "coverage" (fraction of players whose 95% interval covers the
@@ -143,4 +145,12 @@ if __name__ == "__main__":
             runs = sweep(files, METHODS, SEEDS)
             (RESULTS / "ours_reporting.json").write_text(json.dumps(runs, indent=1) + "\n")
             print(f"{len(runs)} runs -> {RESULTS / 'ours_reporting.json'}")
-        else: sys.exit(f"unknown mode {mode!r}: use tune, tune-se or report")
+        elif mode == "report-method":   # after a change to one method: its runs again, the others' kept
+            name = sys.argv[2]
+            if name not in METHODS: sys.exit(f"unknown method {name!r}: use one of {list(METHODS)}")
+            files = json.loads((RESULTS / "reporting_games.json").read_text())["games"]
+            path = RESULTS / "ours_reporting.json"
+            runs = [r for r in json.loads(path.read_text()) if r["method"] != name] + sweep(files, {name: METHODS[name]}, SEEDS)
+            path.write_text(json.dumps(runs, indent=1) + "\n")
+            print(f"{len(runs)} runs -> {path}")
+        else: sys.exit(f"unknown mode {mode!r}: use tune, tune-se, report or report-method")

@@ -9,7 +9,8 @@ report (`report`), after the choices were fixed.
 
 `tune` runs on one game per family of the tuning half (80 games): (A1) the old default (no redrawing, no shrinkage, the
 symmetric bootstrap for every budget) at p+2, 2p, 3p, 4p, 8p, the diagnosis; (A2) on redrawn designs at 2p+6 ... 12p,
-the candidate variance estimators: the symmetric bootstrap, the stratified jackknife (raw, inflated by sqrt(nu/(nu-2)),
+the candidate variance estimators: the symmetric bootstrap (raw, or with Student's quantile at Satterthwaite's
+effective degrees of freedom per player, notebook 22), the stratified jackknife (raw, inflated by sqrt(nu/(nu-2)),
 or with Student's quantile), and linearised (sandwich) variances with residuals uncorrected, divided by sqrt(1 - h) or
 by (1 - h); (B) point estimates below DF_MIN (p+2, 2p, 2p+2, 2p+4) and at 3p on the old and the redrawn designs, with
 ridge shrinkage alpha in {0, 0.01, 0.03, 0.1, 0.3, 1}. `report` runs on every game of the reporting half: the old
@@ -32,7 +33,7 @@ from benchmark_games import games_dir   # the one lookup of the benchmark games
 from shapnb.core.games import load_table_game
 from shapnb.sampling.design import wallenius_design
 from shapnb.sampling.regression import estimate_from_design, sum_zero_basis, solve_constrained_wls
-from shapnb.sampling.bootstrap import standard_errors
+from shapnb.sampling.bootstrap import standard_errors, satterthwaite_df, satterthwaite_inflation
 from shapnb.sampling.kernelshap import kernel_shap
 
 DATA = ROOT / "nbs" / "data"
@@ -128,13 +129,15 @@ def tune(K: int, n_boot: int) -> dict:
             rows_a1.append(dict(file=f, p=p, tag=tag, **cell(np.array([r[0] for r in runs]), np.array([r[1] for r in runs]), truth)))
         for tag, budget in (("2p+6", lambda p: 2 * p + 6), ("3p", lambda p: 3 * p), ("4p", lambda p: 4 * p),
                             ("5p", lambda p: 5 * p), ("6p", lambda p: 6 * p), ("8p", lambda p: 8 * p), ("12p", lambda p: 12 * p)):
-            V, S = [], {m: [] for m in ("symmetric", "jackknife", "hc0", "hc2", "hc3")}
+            V, S = [], {m: [] for m in ("symmetric", "symmetric, Satterthwaite t quantile", "jackknife", "hc0", "hc2", "hc3")}
             for s in range(K):   # A2: the candidate variance estimators on the new (redrawn) design, no shrinkage here
                 rng = np.random.default_rng(s)
                 d = wallenius_design(p, budget(p), seed=rng)
                 est = estimate_from_design(d, g(d.coalitions), v0, v1)
                 V.append(est.values)
                 S["symmetric"].append(standard_errors(est, "symmetric", n_boot=n_boot, seed=rng)[0])
+                S["symmetric, Satterthwaite t quantile"].append(S["symmetric"][-1] * satterthwaite_inflation(
+                    satterthwaite_df(d, est.game_values, est.v_empty, est.v_full)))
                 S["jackknife"].append(standard_errors(est, "jackknife")[0])
                 for a in ("hc0", "hc2", "hc3"): S[a].append(linearised_se(est, a))
             nu = d.n_units - (p - 1)

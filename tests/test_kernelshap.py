@@ -12,7 +12,7 @@ from shapnb.sampling.design import (allocate, wallenius_design, wallenius_means,
                                     coalition_rank)
 from shapnb.sampling.regression import (solve_constrained_wls, estimate_from_design, IllConditionedWarning,
                                        UnderdeterminedWarning, DF_MIN, RIDGE, residual_df)
-from shapnb.sampling.bootstrap import (replicate_multiplicities, replicate_estimates, symmetric_multiplicities,
+from shapnb.sampling.bootstrap import (satterthwaite_df, satterthwaite_inflation, replicate_multiplicities, replicate_estimates, symmetric_multiplicities,
                                        doubled_half_multiplicities, standard_errors, replicate_se, df_inflation,
                                        reported_standard_errors, jackknife_multiplicities, BOOT_UNITS)
 from shapnb.sampling.kernelshap import kernel_shap, kernel_shap_with_replacement, with_replacement_design
@@ -164,7 +164,8 @@ def test_result_is_an_explanation_with_details():
         assert plain.se is None and plain.bootstrap is None and plain.replicates is None
         np.testing.assert_array_equal(est.values, plain.values)        # the same seed, the same design
         assert est.bootstrap == "symmetric" and est.replicates.shape == (30, 8)
-        np.testing.assert_allclose(est.se, est.replicates.std(0, ddof=1), rtol=1e-9, atol=1e-15)
+        np.testing.assert_allclose(est.se, est.replicates.std(0, ddof=1) * est.se_inflation, rtol=1e-9, atol=1e-15)
+        assert (est.se_inflation >= 1).all()   # Student's quantile at Satterthwaite's degrees of freedom
         lo, hi = est.interval(0.9)
         assert (lo < est.values).all() and (est.values < hi).all()
 
@@ -395,7 +396,7 @@ def test_inflation_factor_formula():
 
 @pytest.mark.parametrize("p", [8, 11, 14])
 def test_default_unchanged_where_it_was_fine(p):
-    "From BOOT_UNITS (p - 1) units on (budget 8p here) the default is the symmetric bootstrap of before, to the bit."
+    "From BOOT_UNITS (p - 1) units on (budget 8p here) the default is the symmetric bootstrap of before, to the bit, times Student's quantile."
     g = TableGame(np.random.default_rng(p).normal(size=2 ** p))
     budget, seed = 8 * p, 5
     new = kernel_shap(g, p, budget, seed=seed, n_boot=60)
@@ -405,8 +406,10 @@ def test_default_unchanged_where_it_was_fine(p):
     old = estimate_from_design(d, g(d.coalitions), g.values[0], g.values[-1], ridge=0.0)
     se_old, _ = standard_errors(old, "symmetric", n_boot=60, seed=rng)
     np.testing.assert_array_equal(new.values, old.values)
-    np.testing.assert_array_equal(new.se, se_old)
-    assert new.bootstrap == "symmetric" and new.se_inflation == 1.0 and new.se_note is None and new.ridge == 0.0
+    factor = satterthwaite_inflation(satterthwaite_df(d, old.game_values, old.v_empty, old.v_full))
+    np.testing.assert_array_equal(new.se, se_old * factor)
+    np.testing.assert_array_equal(new.se_inflation, factor)
+    assert new.bootstrap == "symmetric" and new.se_note is None and new.ridge == 0.0
 
 
 @given(st.integers(3, 11), st.integers(0, 2 ** 31), st.booleans())

@@ -6,6 +6,7 @@
 from __future__ import annotations
 import warnings
 import numpy as np
+from scipy.stats import norm, t as student_t
 from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 from ..core.validation import check_int
@@ -17,8 +18,8 @@ from .design import coalition_rank
 # %% auto #0
 __all__ = ['BOOTSTRAPS', 'PROGRESS_WORK', 'BOOT_UNITS', 'symmetric_multiplicities', 'doubled_half_multiplicities',
            'replicate_multiplicities', 'jackknife_multiplicities', 'replicate_estimates', 'naive_ht_se',
-           'check_bootstrap', 'replicate_se', 'jackknife_se', 'standard_errors', 'df_inflation', 'auto_method',
-           'reported_standard_errors']
+           'check_bootstrap', 'replicate_se', 'jackknife_se', 'standard_errors', 'df_inflation', 'satterthwaite_df',
+           'satterthwaite_inflation', 'auto_method', 'reported_standard_errors']
 
 # %% ../../nbs/22_bootstrap.ipynb #6e95b6ad
 def _permutation_ranks(rng, n_boot: int, n: int) -> np.ndarray:
@@ -177,27 +178,31 @@ def replicate_estimates(design: CoalitionDesign, # the evaluated design
     return np.ldexp(out, e)
 
 # %% ../../nbs/22_bootstrap.ipynb #87ac2605
+def _mapped_terms(design: CoalitionDesign, game_values, v_empty: float, v_full: float) -> tuple[np.ndarray, int]:
+    "Each coalition's weighted residual term mapped to the players through the fixed sample Gram matrix, `(n, p)` at order 1, and the exponent e of the values' scale 2**e."
+    Z, w, p = design.coalitions, design.weights, design.p
+    y = np.asarray(game_values, float)
+    if y.shape != (len(Z),): raise ValueError(f"game_values must have shape ({len(Z)},), got {y.shape}")
+    y, v_empty, v_full, e = standardise_values(y, v_empty, v_full)   # variances hold their squares: order 1 first
+    w = np.ldexp(w, -np.frexp(w.max(initial=0.0))[1])   # a common factor of w cancels (t ~ w, G⁻¹ ~ 1/w): order 1 too
+    P = sum_zero_basis(p)
+    X = Z @ P
+    b = y - v_empty - Z @ np.full(p, (v_full - v_empty) / p)
+    A = P @ np.linalg.pinv((w[:, None] * X).T @ X)      # phi = phi_0 + A c: the map through the fixed G
+    return ((w * b)[:, None] * X) @ A.T, e
+
 def naive_ht_se(design: CoalitionDesign, # the evaluated design
                 game_values,             # (n,) values of `design.coalitions`
                 v_empty: float,          # v(∅)
                 v_full: float,           # v(N)
                ) -> np.ndarray:
     "The naive Horvitz–Thompson standard error (fixed $Z^\\top WZ$, coalitions as independent units): invalid, a foil."
-    Z, w, p = design.coalitions, design.weights, design.p
-    y = np.asarray(game_values, float)
-    if y.shape != (len(Z),): raise ValueError(f"game_values must have shape ({len(Z)},), got {y.shape}")
-    y, v_empty, v_full, e = standardise_values(y, v_empty, v_full)   # the variance holds their squares: order 1 first
-    w = np.ldexp(w, -np.frexp(w.max(initial=0.0))[1])   # a common factor of w cancels (t ~ w, G⁻¹ ~ 1/w): order 1 too
-    P = sum_zero_basis(p)
-    X = Z @ P
-    b = y - v_empty - Z @ np.full(p, (v_full - v_empty) / p)
-    t = (w * b)[:, None] * X
-    A = P @ np.linalg.pinv((w[:, None] * X).T @ X)   # phi = phi_0 + A c: the map through the fixed G
-    var = np.zeros(p)
+    a, e = _mapped_terms(design, game_values, v_empty, v_full)
+    var = np.zeros(design.p)
     for h, f in enumerate(design.inclusion):
-        th = t[design.stratum == h]
-        if len(th) > 1 and f < 1:   # diag(A (1-f) n_h cov(t_h) A^T), as a sum of squares
-            var += (1 - f) * len(th) / (len(th) - 1) * (((th - th.mean(0)) @ A.T) ** 2).sum(0)
+        ah = a[design.stratum == h]
+        if len(ah) > 1 and f < 1:   # diag(A (1-f) n_h cov(t_h) A^T), as a sum of squares
+            var += (1 - f) * len(ah) / (len(ah) - 1) * ((ah - ah.mean(0)) ** 2).sum(0)
     return np.ldexp(np.sqrt(var), e)
 
 # %% ../../nbs/22_bootstrap.ipynb #8aade6f4
@@ -299,6 +304,39 @@ def df_inflation(df: int, # residual degrees of freedom, at least DF_MIN = 3
     df = check_int(df, "the residual degrees of freedom df", minimum=DF_MIN)
     return float(np.sqrt(df / (df - 2)))
 
+# %% ../../nbs/22_bootstrap.ipynb #1d0190bf
+def satterthwaite_df(design: CoalitionDesign, # the evaluated design
+                     game_values,             # (n,) values of `design.coalitions`
+                     v_empty: float,          # v(∅)
+                     v_full: float,           # v(N)
+                    ) -> np.ndarray:
+    "Per player, Satterthwaite's effective degrees of freedom of the stratified variance of the units' linearised terms (inf: no sampled stratum)."
+    if not isinstance(design, CoalitionDesign): raise TypeError(f"design must be a CoalitionDesign, got {type(design).__name__}")
+    a, _ = _mapped_terms(design, game_values, v_empty, v_full)   # order 1: the squares below neither under- nor overflow
+    p = design.p
+    T = np.zeros((design.n_units, p))
+    np.add.at(T, design.unit, a)                                                 # a pair's two coalitions are one unit
+    stratum_of_unit = np.zeros(design.n_units, np.int64)
+    stratum_of_unit[design.unit] = design.stratum
+    total, spread = np.zeros(p), np.zeros(p)
+    for h, f in enumerate(design.inclusion):
+        Th = T[stratum_of_unit == h]
+        n = len(Th)
+        if n > 1 and f < 1:
+            V = (1 - f) * n / (n - 1) * ((Th - Th.mean(0)) ** 2).sum(0)
+            total += V; spread += V ** 2 / (n - 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(spread > 0, total ** 2 / spread, np.inf)
+
+
+# %% ../../nbs/22_bootstrap.ipynb #41709fb8
+def satterthwaite_inflation(df, # (p,) effective degrees of freedom (inf allowed), each >= 1
+                           ) -> np.ndarray:
+    "The factor $t_{0.975,\\nu}/z_{0.975}$ per player: the normal 95% interval of the scaled standard error is Student's."
+    df = np.asarray(df, float)
+    if np.isnan(df).any() or (df < 1).any(): raise ValueError("degrees of freedom must be at least 1")
+    return np.maximum(student_t.ppf(0.975, df) / norm.ppf(0.975), 1.0)   # t >= z: exactly 1 at df = inf, not 1 - ulp
+
 # %% ../../nbs/22_bootstrap.ipynb #bac3e8e8
 BOOT_UNITS = 3   # "auto" uses the symmetric bootstrap from BOOT_UNITS * (p - 1) units on, the jackknife below
 
@@ -363,5 +401,8 @@ def reported_standard_errors(estimate: Explanation,  # a KernelSHAP estimate: it
     if used == "jackknife" and not d.enumerated:
         out["se_inflation"] = df_inflation(df)
         with np.errstate(over="ignore"): se = se * out["se_inflation"]
-        if not np.isfinite(se).all(): raise ValueError("the standard errors exceed the largest double; divide the game by a constant")
+    elif used in ("symmetric", "doubled_half") and not d.enumerated:   # the design-based bootstraps: Student's quantile
+        out["se_inflation"] = satterthwaite_inflation(satterthwaite_df(d, estimate.game_values, estimate.v_empty, estimate.v_full))
+        with np.errstate(over="ignore"): se = se * out["se_inflation"]
+    if not np.isfinite(se).all(): raise ValueError("the standard errors exceed the largest double; divide the game by a constant")
     return {**out, "se": se, "replicates": reps}
