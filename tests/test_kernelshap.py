@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
-from shapnb.core.games import TableGame, CachedGame, coalition_to_mask, load_table_game
+from shapnb.core.games import all_coalitions, TableGame, CachedGame, coalition_to_mask, load_table_game
 from shapnb.core.explanation import Explanation
 from scipy.stats import t as student_t
 from shapnb.sampling.design import (allocate, wallenius_design, wallenius_means, design_strata, shapley_kernel,
@@ -471,3 +471,23 @@ def test_reported_standard_errors_refuse_and_explain_for_every_method():
                 r = reported_standard_errors(est, method, n_boot=10, seed=0)
                 assert r["se"] is None and r["se_method"] is None and r["se_note"].startswith("no standard errors")
     with pytest.raises(ValueError, match="use reported_standard_errors"): standard_errors(est, "auto")
+
+
+@given(st.integers(2, 9), st.integers(0, 2 ** 31), st.sampled_from(["normal", "null player", "constant", "skewed"]))
+@settings(max_examples=25, deadline=None)
+def test_student_quantile_of_the_bootstrap(p, seed, kind):
+    "Bootstrap SEs times t(0.975, Satterthwaite df) / z: a factor in [1, t(0.975, 1) / z] per player, 1 where no stratum is sampled."
+    rng = np.random.default_rng(seed)
+    Z = all_coalitions(p).astype(float)
+    values = {"normal": rng.normal(size=2 ** p), "null player": Z[:, 1:] @ rng.normal(size=p - 1) + rng.normal(size=2 ** p) * Z[:, 1:].prod(1),
+              "constant": np.full(2 ** p, 3.0), "skewed": np.exp(Z @ rng.normal(size=p))}[kind]
+    g = TableGame(values)
+    budget = min(2 ** p, 8 * p + 2 * int(rng.integers(0, 4)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        e = kernel_shap(g, p, budget, seed=seed, bootstrap="symmetric", n_boot=20)
+    if e.se is None: return                                              # declined, with its reason (tested above)
+    factor = np.broadcast_to(e.se_inflation, (p,))
+    assert np.isfinite(e.se).all() and (factor >= 1).all() and (factor <= student_t.ppf(0.975, 1) / 1.959963984540054 + 1e-12).all()
+    if e.design.enumerated: assert (e.se == 0).all()
+    else: np.testing.assert_allclose(e.se, e.replicates.std(0, ddof=1) * factor, rtol=1e-9, atol=1e-300)
