@@ -137,7 +137,7 @@ def tune(K: int, n_boot: int) -> dict:
                 V.append(est.values)
                 S["symmetric"].append(standard_errors(est, "symmetric", n_boot=n_boot, seed=rng)[0])
                 S["symmetric, Satterthwaite t quantile"].append(S["symmetric"][-1] * satterthwaite_inflation(
-                    satterthwaite_df(d, est.game_values, est.v_empty, est.v_full)))
+                    satterthwaite_df(d, est.game_values, est.v_empty, est.v_full, est.values)))
                 S["jackknife"].append(standard_errors(est, "jackknife")[0])
                 for a in ("hc0", "hc2", "hc3"): S[a].append(linearised_se(est, a))
             nu = d.n_units - (p - 1)

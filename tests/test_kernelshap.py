@@ -406,7 +406,7 @@ def test_default_unchanged_where_it_was_fine(p):
     old = estimate_from_design(d, g(d.coalitions), g.values[0], g.values[-1], ridge=0.0)
     se_old, _ = standard_errors(old, "symmetric", n_boot=60, seed=rng)
     np.testing.assert_array_equal(new.values, old.values)
-    factor = satterthwaite_inflation(satterthwaite_df(d, old.game_values, old.v_empty, old.v_full))
+    factor = satterthwaite_inflation(satterthwaite_df(d, old.game_values, old.v_empty, old.v_full, old.values))
     np.testing.assert_array_equal(new.se, se_old * factor)
     np.testing.assert_array_equal(new.se_inflation, factor)
     assert new.bootstrap == "symmetric" and new.se_note is None and new.ridge == 0.0

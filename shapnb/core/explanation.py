@@ -4,6 +4,7 @@
 
 # %% ../../nbs/04_explanation.ipynb #cac03e73
 from __future__ import annotations
+import numbers
 import warnings
 import numpy as np
 from scipy.stats import norm
@@ -237,12 +238,16 @@ def _getitem(self, key) -> Explanation:
                    feature_axis=self._feature_axis and "features" not in dropped, n_evals=n_evals,
                    details=_selected_details(self, r, f, o, dropped))
 
+def _index_only(self) -> dict | None:
+    "The details that survive any selection or reduction: the index the values are of (None: Shapley values)."
+    return {"index": self._details["index"]} if "index" in self._details else None
+
 def _selected_details(self, r, f, o, dropped) -> dict | None:
     "The details that still describe a selection: all of them when nothing is selected; else the index and the rows' and outputs' interactions."
     d, (n, p, k) = self._details, self._v.shape
     every = lambda idx, m: len(idx) == m and (idx == np.arange(m)).all()
     if every(r, n) and every(f, p) and every(o, k): return d
-    if not every(f, p): return None                  # per-feature details (pair terms, designs) name features by position
+    if not every(f, p): return _index_only(self)    # per-feature details (pair terms, designs) name features by position
     kept = {key: v for key, v in d.items() if key == "index"}
     inter = d.get("interactions")
     if isinstance(inter, np.ndarray) and inter.shape[:3] == (n, p, p):   # (n, p, p) or (n, p, p, k): cut rows and outputs
@@ -313,7 +318,7 @@ def _reduce(self, axis, total: bool) -> Explanation:
         outputs = None
     return _derive(self, v, base, se, sd, data, features, outputs, rows=self._rows and name != "rows",
                    multi=self._multi and name != "outputs", feature_axis=self._feature_axis and name != "features",
-                   n_evals=n_evals, details=None)
+                   n_evals=n_evals, details=_index_only(self))   # a mean of Banzhaf values is still Banzhaf's
 
 def _mean(self,
           axis: int = 0, # the axis of `values` to average over: 0 is the rows when there are rows
@@ -353,9 +358,14 @@ _method(_interval)
 
 # %% ../../nbs/04_explanation.ipynb #c6a4e201
 def _efficient(self) -> bool:
-    "Whether the values share out f(x) − base value: Shapley values (SII's first order is they); not other semivalues or indices."
+    "Whether the values share out f(x) − base value: Shapley values (SII's first order, Beta-Shapley(1, 1)); not other semivalues or indices."
     index = self._details.get("index")
-    return index is None or index == "SII" or (isinstance(index, tuple) and index[:1] == ("shapley",))
+    if index is None: return True
+    parts = (index,) if isinstance(index, str) else tuple(index) if isinstance(index, (tuple, list)) else ()
+    if not parts or not isinstance(parts[0], str): return False
+    name, args = parts[0].lower().replace("-", "_"), parts[1:]
+    if name in ("shapley", "sii"): return not args
+    return name == "beta_shapley" and len(args) == 2 and all(isinstance(a, numbers.Real) and a == 1 for a in args)
 
 Explanation.efficient = property(_efficient, doc=_efficient.__doc__)
 
@@ -385,6 +395,7 @@ def stack(explanations, # Explanations of single rows or blocks of rows, same fe
         if (e.feature_names, e.output_names, e.method, e._feature_axis) != \
                 (first.feature_names, first.output_names, first.method, first._feature_axis):
             raise ValueError("stacked explanations must share feature_names, output_names and method")
+        if _index_only(e) != _index_only(first): raise ValueError("stacked explanations must be of one index (details['index'])")
         for name in ("_se", "_sd", "_data"):
             if (getattr(e, name) is None) != (getattr(first, name) is None):
                 raise ValueError(f"either all or none of the stacked explanations must have {name[1:]}")
@@ -394,7 +405,7 @@ def stack(explanations, # Explanations of single rows or blocks of rows, same fe
         evals = np.concatenate([np.broadcast_to(e.n_evals, len(e._v)) for e in es]).astype(np.int64)
     return _derive(first, cat("_v"), cat("_base"), cat("_se"), cat("_sd"), cat("_data"), first.feature_names,
                    first.output_names, rows=True, multi=first._multi, feature_axis=first._feature_axis, n_evals=evals,
-                   details=None)
+                   details=_index_only(first))
 
 # %% ../../nbs/04_explanation.ipynb #2785c786
 def _to_frame(self):

@@ -178,8 +178,8 @@ def replicate_estimates(design: CoalitionDesign, # the evaluated design
     return np.ldexp(out, e)
 
 # %% ../../nbs/22_bootstrap.ipynb #87ac2605
-def _mapped_terms(design: CoalitionDesign, game_values, v_empty: float, v_full: float) -> tuple[np.ndarray, int]:
-    "Each coalition's weighted residual term mapped to the players through the fixed sample Gram matrix, `(n, p)` at order 1, and the exponent e of the values' scale 2**e."
+def _mapped_terms(design: CoalitionDesign, game_values, v_empty: float, v_full: float, values=None) -> tuple[np.ndarray, int]:
+    "Each coalition's weighted term mapped to the players through the fixed sample Gram matrix, `(n, p)` at order 1, and the exponent e of the scale 2**e: residuals from the fit `values`, or (None) deviations from the equal split."
     Z, w, p = design.coalitions, design.weights, design.p
     y = np.asarray(game_values, float)
     if y.shape != (len(Z),): raise ValueError(f"game_values must have shape ({len(Z)},), got {y.shape}")
@@ -187,7 +187,7 @@ def _mapped_terms(design: CoalitionDesign, game_values, v_empty: float, v_full: 
     w = np.ldexp(w, -np.frexp(w.max(initial=0.0))[1])   # a common factor of w cancels (t ~ w, G⁻¹ ~ 1/w): order 1 too
     P = sum_zero_basis(p)
     X = Z @ P
-    b = y - v_empty - Z @ np.full(p, (v_full - v_empty) / p)
+    b = y - v_empty - Z @ (np.full(p, (v_full - v_empty) / p) if values is None else np.ldexp(np.asarray(values, float), -e))
     A = P @ np.linalg.pinv((w[:, None] * X).T @ X)      # phi = phi_0 + A c: the map through the fixed G
     return ((w * b)[:, None] * X) @ A.T, e
 
@@ -309,11 +309,14 @@ def satterthwaite_df(design: CoalitionDesign, # the evaluated design
                      game_values,             # (n,) values of `design.coalitions`
                      v_empty: float,          # v(∅)
                      v_full: float,           # v(N)
+                     values,                  # (p,) the estimate: the terms are its residuals
                     ) -> np.ndarray:
-    "Per player, Satterthwaite's effective degrees of freedom of the stratified variance of the units' linearised terms (inf: no sampled stratum)."
+    "Per player, Satterthwaite's effective degrees of freedom of the stratified variance of the units' linearised residual terms (inf: no stratum with two units sampled)."
     if not isinstance(design, CoalitionDesign): raise TypeError(f"design must be a CoalitionDesign, got {type(design).__name__}")
-    a, _ = _mapped_terms(design, game_values, v_empty, v_full)   # order 1: the squares below neither under- nor overflow
     p = design.p
+    values = np.asarray(values, float)
+    if values.shape != (p,) or not np.isfinite(values).all(): raise ValueError(f"values must be {p} finite numbers, the estimate")
+    a, _ = _mapped_terms(design, game_values, v_empty, v_full, values)   # order 1: the squares below neither under- nor overflow
     T = np.zeros((design.n_units, p))
     np.add.at(T, design.unit, a)                                                 # a pair's two coalitions are one unit
     stratum_of_unit = np.zeros(design.n_units, np.int64)
@@ -322,7 +325,7 @@ def satterthwaite_df(design: CoalitionDesign, # the evaluated design
     for h, f in enumerate(design.inclusion):
         Th = T[stratum_of_unit == h]
         n = len(Th)
-        if n > 1 and f < 1:
+        if n > 1 and f < 1:        # a stratum of one unit has no degrees of freedom to give (the bootstrap's variance for it is a guess)
             V = (1 - f) * n / (n - 1) * ((Th - Th.mean(0)) ** 2).sum(0)
             total += V; spread += V ** 2 / (n - 1)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -401,8 +404,9 @@ def reported_standard_errors(estimate: Explanation,  # a KernelSHAP estimate: it
     if used == "jackknife" and not d.enumerated:
         out["se_inflation"] = df_inflation(df)
         with np.errstate(over="ignore"): se = se * out["se_inflation"]
-    elif used in ("symmetric", "doubled_half") and not d.enumerated:   # the design-based bootstraps: Student's quantile
-        out["se_inflation"] = satterthwaite_inflation(satterthwaite_df(d, estimate.game_values, estimate.v_empty, estimate.v_full))
+    elif used in ("symmetric", "doubled_half") and not d.enumerated and d.n_units >= BOOT_UNITS * (d.p - 1):
+        # the design-based bootstraps where their linearisation holds: Student's quantile (below, they overstate anyway)
+        out["se_inflation"] = satterthwaite_inflation(satterthwaite_df(d, estimate.game_values, estimate.v_empty, estimate.v_full, estimate.values))
         with np.errstate(over="ignore"): se = se * out["se_inflation"]
     if not np.isfinite(se).all(): raise ValueError("the standard errors exceed the largest double; divide the game by a constant")
     return {**out, "se": se, "replicates": reps}

@@ -203,6 +203,8 @@ def _is_sparse(X) -> bool:
 # %% ../../../nbs/10_tree_ensemble.ipynb #95ea2dc7
 class TreeEnsemble:
     "A tree ensemble as flat node arrays: `raw(X) = base + sum of leaf values`, one column per output."
+    takes_missing = True   # the default for ensembles pickled before the attribute existed (they took NaN)
+
     def __init__(self,
                  trees: list,              # per tree a dict of node arrays (one entry per node): left, right (-1 at a leaf), value (nodes, k_leaf) and optionally feature, threshold, decision, missing, default_left, cover, categories (per node a list of categories going left, or None)
                  base,                     # (k,) constant output added to the trees' sum
@@ -238,6 +240,7 @@ class TreeEnsemble:
             raise ValueError(f"categorical must hold one CategoryCodes or None per feature ({self.n_features})")
         self.categorical = list(categorical) if categorical is not None and any(c is not None for c in categorical) else None
         self.missing_value, self.sparse_absent, self.source = float(missing_value), sparse_absent, source
+        if not isinstance(takes_missing, (bool, np.bool_)): raise TypeError(f"takes_missing must be True or False, got {takes_missing!r}")
         self.takes_missing = bool(takes_missing)
         if isinstance(zero_below, (bool, np.bool_)) or not np.isscalar(zero_below) or not (0 <= zero_below < np.inf):
             raise ValueError(f"zero_below must be a finite number >= 0, got {zero_below!r}")
