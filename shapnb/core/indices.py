@@ -58,12 +58,12 @@ def _gauss_jacobi_rule(m: int, t_power: float, u_power: float):
     with np.errstate(all="ignore"):                         # a failed polish is caught below, with its reason
         s_hi, lw_hi = _jacobi_polish(m, np.append((1 - x[upper]) / 2, (1 - x[pivot]) / 2), u_power, t_power)
         s_lo, lw_lo = _jacobi_polish(m, np.append(t0[~upper], t0[pivot]), t_power, u_power)
-    lw_lo = lw_lo + (lw_hi[-1] - lw_lo[-1])                 # one constant for both halves, matched at the pivot
-    t = np.concatenate([s_lo[:-1], 1 - s_hi[:-1]]); u = np.concatenate([1 - s_lo[:-1], s_hi[:-1]])
-    lw = np.concatenate([lw_lo[:-1], lw_hi[:-1]])
-    order = np.argsort(t)
-    t, u, w = t[order], u[order], np.exp(lw[order] - lw.max())
-    w = w / w.sum()
+        lw_lo = lw_lo + (lw_hi[-1] - lw_lo[-1])             # one constant for both halves, matched at the pivot
+        t = np.concatenate([s_lo[:-1], 1 - s_hi[:-1]]); u = np.concatenate([1 - s_lo[:-1], s_hi[:-1]])
+        lw = np.concatenate([lw_lo[:-1], lw_hi[:-1]])
+        order = np.argsort(t)
+        t, u, w = t[order], u[order], np.exp(lw[order] - lw.max())
+        w = w / w.sum()
     if not (np.isfinite(w).all() and (t > 0).all() and (u > 0).all() and (np.diff(t) > 0).all()):
         raise ValueError(f"no Gauss–Jacobi rule with {m} nodes for t^{t_power} (1 - t)^{u_power}: the root finder failed (an "
                          "exponent this close to -1 puts nearly all the mass at an end point); use exact enumeration "

@@ -669,7 +669,7 @@ class ProductKernelExplainer:
                            order: int = 2,  # interaction order: only pairs (2)
                           ) -> Explanation:
         "Pairwise interactions as an `Explanation`: `.interactions` (n, p, p[, k]) with the first-order terms on the diagonal, which are `values`."
-        if check_int(order, "order") != 2: raise ValueError(f"only pairwise interactions (order=2) are available, got order={order}")
+        if check_int(order, "order", minimum=1) != 2: raise ValueError(f"only pairwise interactions (order=2) are available, got order={order}")
         index, (n, p) = check_interaction(index), self.support.shape
         X, M = self._rows(X, lambda dev: _row_interactions(dev, n, p, self.alpha, index, self.m, self.tol, self.block_size))
         diagonal = np.diagonal(M.values, axis1=-3 if not self.single_output else -2, axis2=-2 if not self.single_output else -1)
