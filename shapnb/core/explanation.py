@@ -4,11 +4,11 @@
 
 # %% ../../nbs/04_explanation.ipynb #cac03e73
 from __future__ import annotations
-import numbers
 import warnings
 import numpy as np
 from scipy.stats import norm
 from .validation import check_int, check_finite, check_level
+from .indices import check_semivalue, check_interaction
 
 # %% auto #0
 __all__ = ['Explanation', 'stack', 'progress']
@@ -361,11 +361,10 @@ def _efficient(self) -> bool:
     "Whether the values share out f(x) − base value: Shapley values (SII's first order, Beta-Shapley(1, 1)); not other semivalues or indices."
     index = self._details.get("index")
     if index is None: return True
-    parts = (index,) if isinstance(index, str) else tuple(index) if isinstance(index, (tuple, list)) else ()
-    if not parts or not isinstance(parts[0], str): return False
-    name, args = parts[0].lower().replace("-", "_"), parts[1:]
-    if name in ("shapley", "sii"): return not args
-    return name == "beta_shapley" and len(args) == 2 and all(isinstance(a, numbers.Real) and a == 1 for a in args)
+    for canonical, efficient in ((check_semivalue, (("shapley",), ("beta_shapley", 1.0, 1.0))), (check_interaction, ("SII",))):
+        try: return canonical(index) in efficient
+        except (TypeError, ValueError): pass
+    return False
 
 Explanation.efficient = property(_efficient, doc=_efficient.__doc__)
 

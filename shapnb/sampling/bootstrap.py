@@ -191,6 +191,15 @@ def _mapped_terms(design: CoalitionDesign, game_values, v_empty: float, v_full: 
     A = P @ np.linalg.pinv((w[:, None] * X).T @ X)      # phi = phi_0 + A c: the map through the fixed G
     return ((w * b)[:, None] * X) @ A.T, e
 
+def _stratum_variances(terms, stratum, inclusion) -> tuple[np.ndarray, np.ndarray]:
+    "Per sampled stratum of two or more units: $(1-f_h)\\frac{n_h}{n_h-1}\\sum_u(t_u-\\bar t_h)^2$ of the terms `(n, p)`, `(H', p)`, and its $n_h$ `(H',)`."
+    V, n = [], []
+    for h, f in enumerate(inclusion):
+        th = terms[stratum == h]
+        if len(th) > 1 and f < 1:   # diag(A (1-f) n_h cov(t_h) A^T), as a sum of squares
+            V.append((1 - f) * len(th) / (len(th) - 1) * ((th - th.mean(0)) ** 2).sum(0)); n.append(len(th))
+    return np.array(V).reshape(-1, terms.shape[1]), np.array(n, dtype=np.int64)
+
 def naive_ht_se(design: CoalitionDesign, # the evaluated design
                 game_values,             # (n,) values of `design.coalitions`
                 v_empty: float,          # v(∅)
@@ -198,12 +207,8 @@ def naive_ht_se(design: CoalitionDesign, # the evaluated design
                ) -> np.ndarray:
     "The naive Horvitz–Thompson standard error (fixed $Z^\\top WZ$, coalitions as independent units): invalid, a foil."
     a, e = _mapped_terms(design, game_values, v_empty, v_full)
-    var = np.zeros(design.p)
-    for h, f in enumerate(design.inclusion):
-        ah = a[design.stratum == h]
-        if len(ah) > 1 and f < 1:   # diag(A (1-f) n_h cov(t_h) A^T), as a sum of squares
-            var += (1 - f) * len(ah) / (len(ah) - 1) * ((ah - ah.mean(0)) ** 2).sum(0)
-    return np.ldexp(np.sqrt(var), e)
+    V, _ = _stratum_variances(a, design.stratum, design.inclusion)   # each coalition a unit: the naive part
+    return np.ldexp(np.sqrt(V.sum(0)), e)
 
 # %% ../../nbs/22_bootstrap.ipynb #8aade6f4
 PROGRESS_WORK = 2e10   # replicate work B·n·(p−1)² from which progress=None shows a bar
@@ -321,13 +326,8 @@ def satterthwaite_df(design: CoalitionDesign, # the evaluated design
     np.add.at(T, design.unit, a)                                                 # a pair's two coalitions are one unit
     stratum_of_unit = np.zeros(design.n_units, np.int64)
     stratum_of_unit[design.unit] = design.stratum
-    total, spread = np.zeros(p), np.zeros(p)
-    for h, f in enumerate(design.inclusion):
-        Th = T[stratum_of_unit == h]
-        n = len(Th)
-        if n > 1 and f < 1:        # a stratum of one unit has no degrees of freedom to give (the bootstrap's variance for it is a guess)
-            V = (1 - f) * n / (n - 1) * ((Th - Th.mean(0)) ** 2).sum(0)
-            total += V; spread += V ** 2 / (n - 1)
+    V, n = _stratum_variances(T, stratum_of_unit, design.inclusion)   # a stratum of one unit has no degrees of freedom to give
+    total, spread = V.sum(0), (V ** 2 / (n - 1)[:, None]).sum(0)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(spread > 0, total ** 2 / spread, np.inf)
 
@@ -401,12 +401,10 @@ def reported_standard_errors(estimate: Explanation,  # a KernelSHAP estimate: it
                 "estimate. For a game without interactions of order three or more (additive or pairwise, which paired "
                 "designs fit exactly) the values are then exact; for any other game the fit interpolates the sampled units "
                 "and its error is unseen. A larger budget, or enumerating every coalition, decides.")}
-    if used == "jackknife" and not d.enumerated:
-        out["se_inflation"] = df_inflation(df)
-        with np.errstate(over="ignore"): se = se * out["se_inflation"]
+    if used == "jackknife" and not d.enumerated: out["se_inflation"] = df_inflation(df)
     elif used in ("symmetric", "doubled_half") and not d.enumerated and d.n_units >= BOOT_UNITS * (d.p - 1):
         # the design-based bootstraps where their linearisation holds: Student's quantile (below, they overstate anyway)
         out["se_inflation"] = satterthwaite_inflation(satterthwaite_df(d, estimate.game_values, estimate.v_empty, estimate.v_full, estimate.values))
-        with np.errstate(over="ignore"): se = se * out["se_inflation"]
+    with np.errstate(over="ignore"): se = se * out["se_inflation"]
     if not np.isfinite(se).all(): raise ValueError("the standard errors exceed the largest double; divide the game by a constant")
     return {**out, "se": se, "replicates": reps}
