@@ -4,7 +4,7 @@
 
 # %% ../../nbs/05_scale_out.ipynb #7d4c03e6
 from __future__ import annotations
-import math, os, socket, sys, uuid
+import math, os, socket, sys, uuid, warnings
 import concurrent.futures as cf
 import numpy as np
 from .validation import check_int, check_coalitions, evaluate_game
@@ -68,21 +68,24 @@ def split_rows(n: int,                      # number of rows (or coalitions) to 
     return [slice(lo, min(lo + chunk_size, n)) for lo in range(0, n, chunk_size)]
 
 # %% ../../nbs/05_scale_out.ipynb #c6b3aa5e
-def _scatter(client, obj, attempts: int = 3):
-    "Scatter `obj` to every worker of `client`, again if a worker left the cluster while it was being copied."
-    for attempt in range(attempts):
-        try: return client.scatter(obj, broadcast=True, hash=False)
-        except Exception as exc:                            # the scheduler lost a worker it was copying to
-            if attempt == attempts - 1:
-                raise ExecutorError(f"could not copy the {type(obj).__name__} to the Dask workers: "
-                                    f"{type(exc).__name__}: {exc}") from exc
+def _itself(obj):
+    "The object, as the result of a task (so that Dask can make it again)."
+    return obj
+
+def _put(client, obj):
+    "A Dask future of `obj`, made by a task on one worker; copied to the others as they need it, and made again if its worker dies."
+    with warnings.catch_warnings():                        # one copy, on purpose: Dask's advice to scatter does not apply
+        warnings.filterwarnings("ignore", message="Sending large graph", category=UserWarning)
+        try: return client.submit(_itself, obj, pure=False)
+        except Exception as exc:
+            raise ExecutorError(f"could not send the {type(obj).__name__} to the Dask cluster: {type(exc).__name__}: {exc}") from exc
 
 def ship(executor, # the executor the work goes to
          obj,      # the object every task needs (a game, an explainer)
         ):
-    "What to pass to `executor.submit` for `obj`: scattered once to every Dask worker, or the object itself."
+    "What to pass to `executor.submit` for `obj`: on Dask, a future of it made once on the cluster; else the object itself."
     client = _dask_client(executor)
-    return obj if client is None else _scatter(client, obj)
+    return obj if client is None else _put(client, obj)
 
 # %% ../../nbs/05_scale_out.ipynb #4d644b29
 def _where() -> str:
@@ -242,7 +245,7 @@ def explain_collection(explainer, # an object with n_features, n_outputs and sha
     client = _current_client()
     if client is not None:
         check_executor(client)
-        handle = _scatter(client, explainer)
+        handle = _put(client, explainer)
     else: handle = dask.delayed(explainer, name=f"shapnb-explainer-{uuid.uuid4().hex}")
     task = dask.delayed(_explain_partition, pure=True)
     blocks = [da.from_delayed(task(handle, part, i), shape=(n,) + tail, dtype=np.float64,

@@ -365,6 +365,8 @@ def interventional_tables(ensemble: TreeEnsemble,        # the model, `tree_ense
     pass_steps = PASS_COST * len(Z) * e.nodes_per_tree * np.maximum(e.max_depth, 1)
     pays = lookups <= pass_steps
     table_size = np.add.reduceat(np.where(is_leaf, np.exp2(distinct) * (distinct / 2 + 1), 0.0), e.roots)
+    if max_bytes == 0 or not ((pays | every_tree) & (table_size <= TABLE_TREE_DOUBLES)).any():   # no tree can have one
+        return LeafTables(np.zeros(len(e.roots), bool), np.zeros(len(e.left), np.int64), np.zeros(0), len(Z), _pattern_offsets(0))
     order = np.argsort(table_size / pass_steps, kind="stable")     # the most pass work saved per byte first
     use, start, size, owner = _table_layout(e, distinct, max_bytes, None if every_tree else pays, order, compact=True)
     table = np.zeros(int(size.sum()))
