@@ -740,6 +740,43 @@ def test_catboost_ctr_features_are_refused():
         TreeExplainer(model)
 
 
+def test_catboost_text_features_are_refused_by_name():
+    frame = FRAME[["income", "score"]].assign(note=["good day" if t > 3 else "bad luck" for t in TARGET])
+    model = catboost.CatBoostRegressor(iterations=5, depth=3, verbose=0, allow_writing_files=False, random_seed=0,
+                                       text_features=["note"]).fit(frame, TARGET)
+    with pytest.raises(ValueError, match=r"CatBoost models with text or embedding features are not supported"):
+        TreeExplainer(model)
+
+
+@pytest.mark.parametrize("kids_values", [4, 3])   # kids beyond the stored list's 3 categories, and within them
+def test_lightgbm_ordered_categorical_beside_a_declared_categorical_column(kids_values):
+    "An ordered pandas categorical (LightGBM: its codes as numbers) and an integer column declared categorical: the stored"
+    "category list belongs to the first, the categorical feature is the second; values against LightGBM's own contributions."
+    rng = np.random.default_rng(1)
+    n = 400
+    frame = pd.DataFrame({"a": rng.normal(size=n),
+                          "level": pd.Categorical(rng.choice(["lo", "mid", "hi"], n), categories=["lo", "mid", "hi"], ordered=True),
+                          "kids": rng.integers(0, kids_values, n)})
+    y = frame["a"] + frame["level"].cat.codes - 2.0 * (frame["kids"] == 2)
+    model = lightgbm.LGBMRegressor(n_estimators=20, verbose=-1, min_data_per_group=5).fit(frame, y, categorical_feature=["kids"])
+    rows, background = frame.iloc[:20], frame.iloc[200:230]
+    theirs = model.predict(rows, pred_contrib=True)
+    np.testing.assert_allclose(TreeExplainer(model).shap_values(rows), theirs[:, :-1], atol=1e-9)
+    inter = TreeExplainer(model, background)
+    phi = inter.shap_values(rows)
+    np.testing.assert_allclose(inter.expected_value + phi.sum(1), model.predict(rows, raw_score=True), atol=1e-9)
+    truth = brute_force(lambda r: model.predict(r, raw_score=True), rows.iloc[:1], background)[:, 0]
+    np.testing.assert_allclose(phi[0], truth, atol=1e-9)
+
+
+def test_library_containers_are_refused_by_name():
+    model = xgboost.XGBRegressor(n_estimators=3).fit(FRAME[["income", "score"]], TARGET)
+    with pytest.raises(TypeError, match=r"X is a xgboost.DMatrix, whose rows cannot be read: pass the array or DataFrame"):
+        TreeExplainer(model).shap_values(xgboost.DMatrix(FRAME[["income", "score"]][:3]))
+    with pytest.raises(TypeError, match=r"data is a catboost.Pool, whose rows cannot be read"):
+        TreeExplainer(model, catboost.Pool(FRAME[["income", "score"]][:3]))
+
+
 def test_refusals_of_rows():
     xgb = case("xgb_categorical")[0]
     hgb = case("hgb_categorical")[0]
@@ -752,8 +789,8 @@ def test_refusals_of_rows():
         TreeExplainer(xgb, frame.assign(extra=1.0))
     with pytest.raises(ValueError, match=r"X has date/time columns \['age'\], which cannot be explained as they are"):
         TreeExplainer(hgb).shap_values(frame.assign(age=pd.Timestamp("2024-01-01")))
-    with pytest.raises(ValueError, match=r"X's column 'city' has categories \['nuuk'\] that the model was not fitted with; "
-                                         r"its library refuses them too"):
+    with pytest.raises(ValueError, match=r"X's column 'city' has categories \['nuuk'\] that the model was not fitted with, "
+                                         r"so they have no branch of their own: map them to a known category or to NaN \(missing\)"):
         TreeExplainer(xgb).shap_values(with_unseen(frame))
     with pytest.raises(TypeError, match=r"X is a sparse matrix \(csr_matrix\); sparse rows of HistGradientBoosting models "
                                         r"are not supported: pass dense rows \(X.toarray\(\)\)"):

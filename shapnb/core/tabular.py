@@ -64,7 +64,7 @@ def _series_problems(X, what: str):
 def check_tabular(X,              # rows: an array, a DataFrame or a Series (one row)
                   what: str = "X", # the argument's name, used in messages
                  ):
-    "Refuse rows that cannot be explained: sparse matrices or columns, date/time columns, complex values, duplicate names."
+    "Refuse rows that cannot be explained: sparse matrices or columns, date/time columns, complex values, duplicate names, unreadable objects."
     if _is_sparse(X):
         raise TypeError(f"{what} is a sparse matrix ({type(X).__name__}), which is not supported: pass dense rows, "
                         f"e.g. {what}.toarray() (for a few rows at a time if the matrix is large)")
@@ -73,8 +73,12 @@ def check_tabular(X,              # rows: an array, a DataFrame or a Series (one
                         f"pd.Series({what})")
     if is_frame(X): return _frame_problems(X, what)
     if is_series(X): return _series_problems(X, what)
-    kind = np.asarray(X).dtype.kind
-    if kind in "Mm": raise ValueError(f"{what} holds dates or times (dtype {np.asarray(X).dtype}); encode them as numbers the way the model saw them")
+    A = np.asarray(X)
+    if A.ndim == 0 and A.dtype == object and X is not None:  # an object numpy cannot read as numbers: a DMatrix, a Pool, ...
+        raise TypeError(f"{what} is a {type(X).__module__.split('.')[0]}.{type(X).__name__}, whose rows cannot be read: "
+                        "pass the array or DataFrame it was made from")
+    kind = A.dtype.kind
+    if kind in "Mm": raise ValueError(f"{what} holds dates or times (dtype {A.dtype}); encode them as numbers the way the model saw them")
     if kind == "c": raise ValueError(f"{what} holds complex values; features must be real numbers")
 
 # %% ../../nbs/06_tabular.ipynb #df055363

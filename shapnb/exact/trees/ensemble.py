@@ -190,7 +190,7 @@ def _category_codes(values,          # one column: a pandas Series or a 1-D arra
     if unknown.any() and codes.unknown == "error":
         seen = sorted({str(v) for v in raw[unknown]})
         raise ValueError(f"{what}'s column {column!r} has categories {seen[:5]}{' ...' if len(seen) > 5 else ''} that the model was "
-                         "not fitted with; its library refuses them too")
+                         "not fitted with, so they have no branch of their own: map them to a known category or to NaN (missing)")
     out = index.astype(np.float64)
     out[(index < 0) | missing] = np.nan
     return out
@@ -340,10 +340,10 @@ class TreeEnsemble:
             X = dense
         return match_columns(X, self.feature_names, what, self.n_features)
 
-    def _column(self, column, j: int, name: str, what: str) -> np.ndarray:
-        "One column of a frame or an array as the float values the splits compare (categories as codes)."
+    def _column(self, column, j: int, name: str, what: str, by_value: bool = True) -> np.ndarray:
+        "One column of a frame or an array as the float values the splits compare (categories as codes; by_value=False: numbers as given)."
         import pandas as pd
-        codes = self.categorical[j] if self.categorical is not None else None
+        codes = self.categorical[j] if self.categorical is not None and by_value else None
         series = column if isinstance(column, pd.Series) else pd.Series(column)
         category_like = isinstance(series.dtype, pd.CategoricalDtype) or series.dtype.kind in "OSU" or isinstance(series.dtype, pd.StringDtype)
         if codes is not None and (codes.in_arrays or category_like): return _category_codes(series, codes, name, what)
@@ -364,7 +364,8 @@ class TreeEnsemble:
         import pandas as pd
         columns = [str(c) for c in X.columns]
         categorical = [j for j, dtype in enumerate(X.dtypes) if isinstance(dtype, pd.CategoricalDtype)]
-        lightgbm = self.pandas_categorical is not None and self.categorical is None
+        by_value = self.categorical is not None and (not categorical or categorical == [j for j, c in enumerate(self.categorical) if c is not None])
+        lightgbm = self.pandas_categorical is not None and not by_value   # LightGBM's own rule: categorical columns by position
         if categorical and lightgbm and len(self.pandas_categorical) != len(categorical):
             raise ValueError(f"{what} has categorical columns {[columns[j] for j in categorical]}; the model was fitted with "
                              f"{len(self.pandas_categorical)} pandas categorical columns")
@@ -374,7 +375,7 @@ class TreeEnsemble:
             if j in mapping:                                     # LightGBM: the j-th categorical column, its stored categories
                 codes = X.iloc[:, j].cat.set_categories(mapping[j]).cat.codes.to_numpy().astype(np.float64)
                 out[:, j] = np.where(codes >= 0, codes, np.nan)
-            else: out[:, j] = self._column(X.iloc[:, j], j, columns[j], what)
+            else: out[:, j] = self._column(X.iloc[:, j], j, columns[j], what, by_value=not lightgbm)
         return out
 
     def _array_rows(self, X: np.ndarray, what: str) -> np.ndarray:
@@ -765,8 +766,9 @@ def _from_lightgbm(model, iteration_range=None) -> TreeEnsemble:
     pandas_categorical = (json.loads(stored.group(1)) if stored else None) or None
     features = fields.get("feature_infos", "").split()
     categorical = [j for j, info in enumerate(features) if info != "none" and not info.startswith("[")]   # "1:4:7": its categories
-    codes = None                    # one categorical feature per stored category list: map by value, column by column
-    if pandas_categorical and len(categorical) == len(pandas_categorical) and len(features) == p:
+    codes = None        # one categorical feature per stored category list, each long enough for its feature: map by value
+    if (pandas_categorical and len(categorical) == len(pandas_categorical) and len(features) == p and
+            all(max(int(c) for c in features[j].split(":")) < len(cats) for j, cats in zip(categorical, pandas_categorical))):
         codes = [None] * p
         for j, categories in zip(categorical, pandas_categorical): codes[j] = CategoryCodes(tuple(categories), in_arrays=False)
     return TreeEnsemble(trees, np.zeros(k), p, np.float64, np.arange(len(trees)) % k, model_feature_names(model),
@@ -813,13 +815,13 @@ class _CatBoostHashes:
 def _from_catboost(model) -> TreeEnsemble:
     "CatBoost regressors and classifiers with oblivious trees (raw `RawFormulaVal` output), one-hot categorical features included."
     if not model.is_fitted(): raise ValueError(f"this {type(model).__name__} instance is not fitted yet")
+    if len(model.get_text_feature_indices()) or len(model.get_embedding_feature_indices()):   # before the JSON export, which refuses them
+        raise ValueError("CatBoost models with text or embedding features are not supported; expected numeric and categorical features")
     j = _catboost_json(model)
     if "oblivious_trees" not in j:
         raise ValueError("CatBoost models with non-symmetric trees (grow_policy 'Depthwise' or 'Lossguide') are not supported; "
                          "expected the default grow_policy='SymmetricTree'")
     info = j["features_info"]
-    if info.get("text_features") or info.get("embedding_features"):
-        raise ValueError("CatBoost models with text or embedding features are not supported; expected numeric and categorical features")
     float_flat = {f["feature_index"]: f["flat_feature_index"] for f in info.get("float_features", [])}
     nan_right = {f["flat_feature_index"]: f.get("nan_value_treatment") == "AsTrue" for f in info.get("float_features", [])}
     cat_flat = {f["feature_index"]: f["flat_feature_index"] for f in info.get("categorical_features", [])}
