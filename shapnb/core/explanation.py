@@ -250,10 +250,12 @@ def _selected_details(self, r, f, o, dropped) -> dict | None:
     if not every(f, p): return _index_only(self)    # per-feature details (pair terms, designs) name features by position
     kept = {key: v for key, v in d.items() if key == "index"}
     inter = d.get("interactions")
+    one_row = not self._rows or "rows" in dropped                        # the selection is one row: no row axis
+    if isinstance(inter, np.ndarray) and not self._rows and inter.shape[:2] == (p, p): inter = inter[None]   # (p, p[, k]) of one row
     if isinstance(inter, np.ndarray) and inter.shape[:3] == (n, p, p):   # (n, p, p) or (n, p, p, k): cut rows and outputs
         inter = inter[r] if inter.ndim == 3 else inter[r][..., o]
-        if "rows" in dropped: inter = inter[0]
-        if inter.ndim == 4 - ("rows" in dropped) and "outputs" in dropped: inter = inter[..., 0]
+        if one_row: inter = inter[0]
+        if inter.ndim == 4 - one_row and "outputs" in dropped: inter = inter[..., 0]
         kept["interactions"] = inter
     return kept
 
