@@ -201,8 +201,9 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
         p = check_n_players(p)
         if method in ("tree", "kernel"): raise ValueError(f"method={method!r} explains a model: pass rows X, not p")
         if data is not None: raise ValueError("data is the background of a model; a game takes none")
-        if method == "auto":
-            method = "exact" if p <= AUTO_EXACT_MAX_PLAYERS else "kernelshap"
+        if method == "auto":                 # exact for small games, unless a budget below 2^p is given: it is kept to
+            if budget is not None: budget = _check_budget("auto", budget)
+            method = "exact" if p <= AUTO_EXACT_MAX_PLAYERS and (budget is None or budget >= 2 ** p) else "kernelshap"
             if method == "kernelshap" and budget is None:
                 raise ValueError(f"method='auto' estimates a game of p={p} players by KernelSHAP (above "
                                  f"AUTO_EXACT_MAX_PLAYERS = {AUTO_EXACT_MAX_PLAYERS} players, evaluating all 2^{p} coalitions is "

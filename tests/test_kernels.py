@@ -128,6 +128,15 @@ def test_multiclass_ovr_models_explain_the_pairwise_decisions():
     np.testing.assert_allclose(explainer.shap_values(X[:3]).sum(1) + explainer.expected_value,
                                ovo.decision_function(X[:3]), atol=1e-9)
 
+def test_models_fitted_on_sparse_rows_equal_their_dense_fit():
+    import scipy.sparse as sps
+    X, y, labels = _data()
+    for make, target in ((lambda: SVR(gamma=0.3), y), (lambda: SVC(gamma=0.3), labels), (lambda: SVC(gamma=0.3), labels > 0)):
+        sparse, dense = make().fit(sps.csr_matrix(X), target), make().fit(X, target)
+        got, want = ProductKernelExplainer(sparse, X[:20]).shap_values(X[:3]), ProductKernelExplainer(dense, X[:20]).shap_values(X[:3])
+        np.testing.assert_allclose(got, want, atol=1e-9)
+        assert np.abs(got).max() > 0
+
 def test_pandas_input_and_user_set_nodes():
     import pandas as pd
     X, y, _ = _data(p=12, n=80)

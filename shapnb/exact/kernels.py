@@ -510,16 +510,16 @@ def _gp_rbf_parts(kernel):
                      "scales), optionally times a ConstantKernel and plus a WhiteKernel; for another product kernel use "
                      "product_kernel_shapley with a function factors(x, Z)")
 
-def _ovo_coefficients(model):
-    "One column of dual coefficients per pair of classes (a, b), a < b, from libsvm's one-vs-one layout."
+def _ovo_coefficients(model, dual: np.ndarray):
+    "One column of the dual coefficients `dual` (the model's, dense) per pair of classes (a, b), a < b, from libsvm's one-vs-one layout."
     starts = np.concatenate([[0], np.cumsum(model.n_support_)])
     n_classes = len(model.classes_)
     columns = []
     for a in range(n_classes):
         for b in range(a + 1, n_classes):
             column = np.zeros(starts[-1])
-            column[starts[a]:starts[a + 1]] = model.dual_coef_[b - 1, starts[a]:starts[a + 1]]
-            column[starts[b]:starts[b + 1]] = model.dual_coef_[a, starts[b]:starts[b + 1]]
+            column[starts[a]:starts[a + 1]] = dual[b - 1, starts[a]:starts[a + 1]]
+            column[starts[b]:starts[b + 1]] = dual[a, starts[b]:starts[b + 1]]
             columns.append(column)
     return np.stack(columns, 1)
 
@@ -560,7 +560,8 @@ def kernel_expansion(model, # a fitted SVR, NuSVR, OneClassSVM, SVC, NuSVC, Kern
     else:
         support, gamma = model.support_vectors_, model._gamma
         multi = isinstance(model, (SVC, NuSVC)) and len(model.classes_) > 2
-        alpha = _ovo_coefficients(model) if multi else model.dual_coef_[0][:, None]
+        dual = model.dual_coef_.toarray() if issparse(model.dual_coef_) else np.asarray(model.dual_coef_, dtype=float)   # sparse after a sparse fit
+        alpha = _ovo_coefficients(model, dual) if multi else dual[0][:, None]
         intercept = np.asarray(model.intercept_, dtype=float)
     support = support.toarray() if issparse(support) else support
     return np.asarray(support, dtype=float), alpha, intercept, kernel, gamma

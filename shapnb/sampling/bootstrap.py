@@ -395,7 +395,13 @@ def reported_standard_errors(estimate: Explanation,  # a KernelSHAP estimate: it
             return {**out, "se_method": None, "se_note": (f"no standard errors at budget {d.n_evals} for p = {d.p}: a single "
                     "sampled unit lies outside the enumerated strata, and its variance cannot be estimated from one unit")}
     se, reps = standard_errors(estimate, used, n_boot=n_boot, seed=seed, progress=progress)
-    if not d.enumerated and np.all(se <= 1e-12 * np.abs(estimate.values).max()):
+    still = se <= 1e-12 * np.abs(estimate.values).max()            # players whose replicates all agree
+    if not d.enumerated and still.any() and not still.all():
+        return {**out, "se_method": None, "se_note": (f"no standard errors at budget {d.n_evals} for p = {d.p}: the {used} "
+                f"replicates give players {np.flatnonzero(still).tolist()} no spread at all while the others vary, so the "
+                f"{d.n_units} sampled units show nothing of those players' error (which the coalitions not sampled still "
+                "carry), and an interval of width zero would be wrong. A larger budget gives standard errors.")}
+    if not d.enumerated and still.all():
         return {**out, "se_method": None, "se_note": (f"no standard errors at budget {d.n_evals} for p = {d.p}: the sampled "
                 "coalitions are fitted exactly (every replicate gives the same values), so the design shows no error to "
                 "estimate. For a game without interactions of order three or more (additive or pairwise, which paired "
