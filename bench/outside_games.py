@@ -12,7 +12,7 @@ against the exact values from the game's full table:
 interrupted run resumes); `summary` prints, per method and budget, the coverage of the 95% intervals pooled over
 players and games, the number of games whose coverage is below 50%, and the geometric-mean MSE relative to
 kernel_shap on the same game, budget and seed. Run it on one core: `taskset -c 1 python bench/outside_games.py run`
-(gp_surrogate_shap takes about 2 s a run, so the three budgets take about 40 minutes). The games are found by the one
+(gp_surrogate_shap takes 1-2 s a run: the three budgets took 27 minutes). The games are found by the one
 lookup, tests/benchmark_games.py ($SHAPNB_GAMES_DIR, else ../shared/games/precomputed)."""
 import os
 for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"): os.environ.setdefault(_v, "1")
