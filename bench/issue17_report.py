@@ -25,6 +25,7 @@ BUDGETS = ["p+2", "2p", "3p", "4p", "8p"]
 OURS_FILES = ("ours_reporting.json", "gp_surrogate_reporting.json", "shapleig_reporting.json")   # methods of this library (criterion 4)
 NEW, KS = "gp_surrogate_shap", "kernel_shap"   # the new estimator of criterion (3), and the reference
 TREES = "surrogate_shap"                       # the tree surrogate of notebook 25 (shown beside NEW)
+OUR_SHAPLEIG = ("shapleig", "shapleig_old")    # our ShaplEIG (criterion 3 is also shown without it: how the new estimator fares against the rest)
 ABBREV = {"gp_surrogate_shap": "gp_sur", "surrogate_shap": "surrogate", "kernel_shap": "kernelshap", "permutation_sampling": "perm", "kernel_shap_paired": "ks_paired",
           "leverage_shap": "leverage", "regression_msr": "msr", "shapiq KernelSHAP": "sq:KS", "shapiq KernelSHAP paired": "sq:KSpair",
           "shapiq LeverageSHAP": "sq:Lev", "shapiq RegressionMSR": "sq:MSR", "shapiq SVARM": "sq:SVARM",
@@ -139,6 +140,10 @@ def main(argv=None):
             print(f"  on the {len(full)} cells where every method ran: lowest in {w}")
         second = upper.drop(columns=m).min(axis=1)
         print(f"  {m} MSE / best other method's, geometric mean over these cells: {np.exp(np.log(upper[m] / second).mean()):.3g}")
+        rivals = upper.drop(columns=[c for c in OUR_SHAPLEIG if c in upper])
+        w = int((rivals.idxmin(axis=1) == m).sum())
+        print(f"  against every method but our own ShaplEIG ({', '.join(OUR_SHAPLEIG)}): lowest in {w} of {len(rivals)} "
+              f"(by method: {rivals.idxmin(axis=1).value_counts().to_dict()})")
 
     # criterion (4)
     x = d[d.method.isin(ours)].copy()

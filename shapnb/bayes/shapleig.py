@@ -17,7 +17,8 @@ from .gp import HammingHyper, fit_hamming_gp, DEFAULT_NOISE, _torch_threads, KER
 from .eig import ShapleyPosterior, select_batch
 
 # %% auto #0
-__all__ = ['SELECTIONS', 'MAX_PLAYERS', 'KERNELS', 'RESELECT', 'TIE_RTOL', 'default_n_initial', 'stopped_posterior', 'shapleig']
+__all__ = ['SELECTIONS', 'MAX_PLAYERS', 'EFFICIENCY_VAR_RTOL', 'KERNELS', 'RESELECT', 'TIE_RTOL', 'default_n_initial',
+           'efficient_posterior', 'stopped_posterior', 'shapleig']
 
 # %% ../../nbs/32_shapleig.ipynb #13be19d5
 SELECTIONS = ("eig", "random", "uncertainty", "leverage")
@@ -54,6 +55,33 @@ def _candidates(p: int, X: np.ndarray, n_candidates: int, rng) -> np.ndarray:
         return all_coalitions(p)[np.isin(np.arange(2**p), coalition_to_mask(X), invert=True)]
     return leverage_coalitions(p, n_candidates, seed=rng, exclude=X, include_empty_full=False)
 
+# %% ../../nbs/32_shapleig.ipynb #0fbec6bb
+EFFICIENCY_VAR_RTOL = 1e-12   # efficient_posterior: Var(Σφ) below this × tr Σ counts as none (rounding)
+
+def _efficiency_total(X: np.ndarray, y: np.ndarray) -> float | None:
+    "v(N) - v(∅) from the evaluated coalitions `X` and their values `y` (None if either was not evaluated)."
+    size = X.sum(1)
+    empty, full = np.flatnonzero(size == 0), np.flatnonzero(size == X.shape[1])
+    return None if len(empty) == 0 or len(full) == 0 else float(y[full[0]] - y[empty[0]])
+
+def efficient_posterior(values, # posterior mean of φ (p,)
+                        cov,    # posterior covariance of φ (p, p)
+                        total,  # the exact sum v(N) - v(∅) (None: the posterior unchanged)
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    "The Gaussian posterior (mean, covariance) of φ conditioned on the efficiency constraint Σφ = total."
+    values, cov = np.asarray(values, float), np.asarray(cov, float)
+    if values.ndim != 1 or cov.shape != (len(values), len(values)):
+        raise ValueError(f"values must be (p,) and cov (p, p), got {values.shape} and {cov.shape}")
+    if total is None: return values, cov
+    if not np.isfinite(total): raise ValueError(f"total must be finite, got {total!r}")
+    s = cov.sum(1)
+    var = float(s.sum())
+    gap = float(total) - float(values.sum())
+    if not var > EFFICIENCY_VAR_RTOL * max(float(np.trace(cov)), np.finfo(float).tiny):
+        return values + gap / len(values), cov                       # the sum carries no variance: spread the gap equally
+    conditioned = cov - np.outer(s, s) / var
+    return values + s * (gap / var), 0.5 * (conditioned + conditioned.T)
+
 # %% ../../nbs/32_shapleig.ipynb #d2a34ada
 KERNELS = ("auto", "fixed")
 
@@ -80,7 +108,7 @@ def stopped_posterior(X,                               # the coalitions evaluate
                       criterion: str = "bic",          # how "auto" chooses: "bic" (tuned), "loo" or "evidence"
                       warm: dict | None = None,        # kernel name -> HammingHyper warm starts for "auto" (None: `hyper` for every kernel)
                      ) -> ShapleyPosterior:
-    "The Shapley posterior that a run stopped at data (X, y) returns: a final warm refit from `hyper`, then the posterior."
+    "The Shapley posterior that a run stopped at data (X, y) returns: a final warm refit from `hyper`, then the posterior (efficient: see `efficient_posterior`)."
     X = check_coalitions(X)
     ard_from = 4 * X.shape[1] if ard_from is None else check_int(ard_from, "ard_from", minimum=0)
     _check_kernel(kernel, criterion)
@@ -92,11 +120,13 @@ def stopped_posterior(X,                               # the coalitions evaluate
                                    n_threads=n_threads)
         post = ShapleyPosterior(choice.hyper, X, y)
         post.kernel_choice = choice
-        return post
-    fitted = fit_hamming_gp(X, y, init=hyper, noise=noise, learn_noise=learn_noise,
-                            max_iter=100 if hyper is None else 30, n_threads=n_threads, ard=len(X) >= ard_from,
-                            size=size_trend)
-    return ShapleyPosterior(fitted, X, y)
+    else:
+        fitted = fit_hamming_gp(X, y, init=hyper, noise=noise, learn_noise=learn_noise,
+                                max_iter=100 if hyper is None else 30, n_threads=n_threads, ard=len(X) >= ard_from,
+                                size=size_trend)
+        post = ShapleyPosterior(fitted, X, y)
+    if not learn_noise: post.values, post.cov = efficient_posterior(post.values, post.cov, _efficiency_total(X, y))
+    return post
 
 # %% ../../nbs/32_shapleig.ipynb #950aa6ad
 def _unit_exponent(y: np.ndarray) -> int:

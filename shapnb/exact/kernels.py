@@ -570,7 +570,7 @@ def kernel_expansion(model, # a fitted SVR, NuSVR, OneClassSVM, SVC, NuSVC, Kern
 class ProductKernelExplainer:
     "Exact Shapley values, semivalues and pairwise interactions of a fitted SVM, kernel ridge or GP regressor with an RBF or Laplacian kernel."
     def __init__(self,
-                 model,                        # a fitted SVR, NuSVR, OneClassSVM, SVC, NuSVC, KernelRidge or GaussianProcessRegressor
+                 model,                        # a fitted SVR, NuSVR, OneClassSVM, SVC, NuSVC (their decision_function, one-vs-one pairs for 3+ classes; never predict_proba), KernelRidge or GaussianProcessRegressor (the predictive mean)
                  data=None,                    # background rows (array or DataFrame): the marginal game over them; None: the kernel game (absent factor 1)
                  m: int | str | None = "auto", # quadrature nodes: "auto" (error-controlled), "exact" (or None) for the exact rule, or an int
                  block_size: int | None = None, # support vectors per block, None for blocks of about 8 MB
