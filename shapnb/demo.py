@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import sys
 import numpy as np
-from .core.validation import check_int
+from .core.validation import check_int, random_generator
 from .core.games import MarginalGame
 from .exact.trees import TreeExplainer
 from .exact.trees import ensemble as _ensemble, pathwise as _pathwise
@@ -51,7 +51,7 @@ def run_demo(row: int = 0,           # the row of the diabetes data to explain, 
     row = check_int(row, "row", minimum=0, maximum=len(X) - 1)
     n_background = check_int(n_background, "n_background", minimum=1, maximum=len(X))
     model = GradientBoostingRegressor(n_estimators=100, max_depth=3, random_state=seed).fit(X, y)
-    background = X[np.random.default_rng(seed).choice(len(X), n_background, replace=False)]
+    background = X[random_generator(seed).choice(len(X), n_background, replace=False)]
     explainer = TreeExplainer(model, background, feature_perturbation="interventional")
     exact = explainer.shap_values(X[row])
     prediction, base = model.predict(X[row:row + 1])[0], explainer.expected_value

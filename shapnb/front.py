@@ -7,7 +7,7 @@ from __future__ import annotations
 import warnings
 import numpy as np
 from .core.games import MarginalGame, exact_shapley, EXACT_MAX_PLAYERS
-from .core.validation import check_int, check_n_players
+from .core.validation import check_int, check_n_players, random_generator
 from .core.tabular import is_frame, is_series, model_feature_names, match_columns, match_frames
 from .exact.trees import TreeExplainer, tree_ensemble
 from .exact.kernels import ProductKernelExplainer, kernel_expansion
@@ -152,7 +152,7 @@ def _explain_model(model, X, method, data, budget, seed, progress, names, option
     p = X.shape[1]
     if method != "exact": budget = _check_budget(method, budget)
     warned = method != "exact" and _warn_unidentified(method, budget, p)
-    rng = np.random.default_rng(seed)
+    rng = random_generator(seed)
     row = (lambda i: X.iloc[[i]]) if is_frame(X) else (lambda i: X[i])
     with _quiet_repeats(warned):
         out = [_explain_game(MarginalGame(predict, row(i), data), p, method, budget, rng, False, dict(options), executor, chunk_size)

@@ -9,7 +9,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 from ..core.games import all_coalitions, coalition_to_mask, shapley_from_values
-from ..core.validation import check_int, check_n_players, check_coalitions
+from ..core.validation import check_int, check_n_players, check_coalitions, random_generator
 from ..core.scale import check_executor, evaluate_coalitions
 from ..core.explanation import Explanation
 from ..sampling.baselines import leverage_coalitions
@@ -144,6 +144,13 @@ def _rescale_hyper(hyper: HammingHyper, k: int) -> HammingHyper | None:
         if v != 0 and not tiny <= abs(v) <= big or v == 0 and getattr(hyper, name) != 0: return None
     return HammingHyper(hyper.lengthscale, size_lengthscale=hyper.size_lengthscale, **scaled)
 
+def _game_hyper(hyper: HammingHyper | None, e: int, ref: float) -> HammingHyper | None:
+    "Hyperparameters fitted to u = (y - ref) 2^-e, in the game's units: scaled by 2^e, the mean shifted back by `ref`."
+    scaled = None if hyper is None else _rescale_hyper(hyper, e)
+    if scaled is None or not np.isfinite(scaled.mean + ref): return None
+    return HammingHyper(scaled.lengthscale, scaled.outputscale, scaled.mean + ref, scaled.noise,
+                        size_scale=scaled.size_scale, size_lengthscale=scaled.size_lengthscale)
+
 TIE_RTOL = 1e-9   # scores within this fraction of the best are a tie, broken by the candidate's position
 
 def _pick_one(posterior: ShapleyPosterior, Z: np.ndarray, criterion: str) -> np.ndarray:
@@ -204,11 +211,12 @@ def shapleig(game,                          # callable on a boolean (k, p) coali
     if kernel == "auto" and size_trend:
         raise ValueError("size_trend=True applies to kernel='fixed'; kernel='auto' chooses the size trend when the data favour it")
     if every: return _enumerated(game, p, executor, chunk_size, selection, kernel)
-    rng = np.random.default_rng(seed)
+    rng = random_generator(seed)
     plan = leverage_coalitions(p, budget if selection == "leverage" else n_initial, seed=rng)
     X = plan[:n_initial]
-    y = evaluate_coalitions(game, X, executor, chunk_size)   # the game's own values; the GP sees u = y 2^-e
-    e = _unit_exponent(y)
+    y = evaluate_coalitions(game, X, executor, chunk_size)   # the game's own values; the GP sees u = (y - v(∅)) 2^-e
+    ref = y[0]                                               # v(∅) (always first): any offset of the game drops out
+    e = _unit_exponent(y - ref)
     round_of = [0] * n_initial
     hyper, fitted_at, fit_s, select_s = None, 0, [], []   # hyper in the units 2^e of u
     fits, chosen, selected_at = {}, [], 0                  # kernel="auto": every candidate's last fit (units 2^e), the choices
@@ -221,16 +229,16 @@ def shapleig(game,                          # callable on a boolean (k, p) coali
                 start = time.perf_counter()
                 if kernel == "auto" and (not chosen or reselect == "always" or len(X) >= (1 + reselect) * selected_at
                                          or chosen[-1][1] not in fits):
-                    choice = fit_kernel_choice(X, np.ldexp(y, -e), init=fits, criterion=kernel_criterion, noise=noise,
+                    choice = fit_kernel_choice(X, np.ldexp(y - ref, -e), init=fits, criterion=kernel_criterion, noise=noise,
                                                learn_noise=learn_noise, n_threads=None)
                     hyper, fits, selected_at = choice.hyper, choice.fits, len(X)
                     chosen.append((len(X), choice.name))
                 elif kernel == "auto":                     # between comparisons: refit the chosen kernel only
                     name = chosen[-1][1]
-                    hyper = fits[name] = fit_hamming_gp(X, np.ldexp(y, -e), init=fits[name], noise=noise, learn_noise=learn_noise,
+                    hyper = fits[name] = fit_hamming_gp(X, np.ldexp(y - ref, -e), init=fits[name], noise=noise, learn_noise=learn_noise,
                                                         max_iter=30, n_threads=None, **kernel_options(name))
                 else:
-                    hyper = fit_hamming_gp(X, np.ldexp(y, -e), init=hyper, noise=noise, learn_noise=learn_noise,
+                    hyper = fit_hamming_gp(X, np.ldexp(y - ref, -e), init=hyper, noise=noise, learn_noise=learn_noise,
                                            max_iter=100 if hyper is None else 30, n_threads=None, ard=len(X) >= ard_from,
                                            size=size_trend)
                 fit_s.append(time.perf_counter() - start); fitted_at = len(X)
@@ -254,22 +262,22 @@ def shapleig(game,                          # callable on a boolean (k, p) coali
             select_s.append(time.perf_counter() - start)
             y = np.concatenate([y, evaluate_coalitions(game, Z_new, executor, chunk_size)])
             X = np.vstack([X, Z_new]); round_of += [round_no] * len(Z_new)
-            e_new = _unit_exponent(y)                      # new extreme values: move to their units (exactly)
+            e_new = _unit_exponent(y - ref)                      # new extreme values: move to their units (exactly)
             if e_new != e:
                 if hyper is not None: hyper = _rescale_hyper(hyper, e - e_new)
                 fits = {k: h for k, h in ((k, _rescale_hyper(h, e - e_new)) for k, h in fits.items()) if h is not None}
                 e = e_new
             bar.update(len(Z_new))
-            if callback is not None: callback(X, y, None if hyper is None else _rescale_hyper(hyper, e))
+            if callback is not None: callback(X, y, _game_hyper(hyper, e, ref))
         bar.close()
         start = time.perf_counter()
-        post = stopped_posterior(X, np.ldexp(y, -e), hyper, ard_from=ard_from, noise=noise, learn_noise=learn_noise, n_threads=None,
+        post = stopped_posterior(X, np.ldexp(y - ref, -e), hyper, ard_from=ard_from, noise=noise, learn_noise=learn_noise, n_threads=None,
                                  size_trend=size_trend, kernel=kernel, criterion=kernel_criterion)
         fit_s.append(time.perf_counter() - start)
     with np.errstate(over="ignore", under="ignore"):      # c² beyond float64: documented inf / 0
         cov = np.ldexp(post.cov, 2 * e)
     details = dict(cov=cov, coalitions=X, game_values=y, round_of=np.array(round_of),
-                   hyper=_rescale_hyper(post.hyper, e), unit_exponent=e, hyper_standardised=post.hyper,
+                   hyper=_game_hyper(post.hyper, e, ref), unit_exponent=e, hyper_standardised=post.hyper,
                    cov_standardised=post.cov, fit_seconds=fit_s, select_seconds=select_s, selection=selection,
                    kernel=kernel, kernel_choice=getattr(post, "kernel_choice", None), kernels_chosen=chosen)
     return Explanation(np.ldexp(post.values, e), y[0], sd=np.ldexp(post.sd, e), n_evals=len(X), method="shapleig",

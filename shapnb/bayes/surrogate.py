@@ -8,7 +8,7 @@ import copy
 import numbers
 import numpy as np
 import scipy.linalg
-from ..core.validation import check_int, check_n_players, check_coalitions
+from ..core.validation import check_int, check_n_players, check_coalitions, random_generator
 from ..core.games import CachedGame
 from ..core.explanation import Explanation
 from ..sampling.surrogate import surrogate_shap, N_FOLDS, CORRECTIONS
@@ -146,7 +146,7 @@ def gp_surrogate_shap(game,                         # callable on a boolean (k, 
     if correction not in CORRECTIONS: raise ValueError(f"correction must be one of {CORRECTIONS}, got {correction!r}")
     if isinstance(active, (bool, np.bool_)) or not isinstance(active, numbers.Real) or not (0 <= active < 1):
         raise ValueError(f"active must be a fraction in [0, 1), got {active!r}")
-    rng = np.random.default_rng(seed)
+    rng = random_generator(seed)
     counted = CachedGame(game, p)
     n_active = int(round(active * budget)) if p >= 2 else 0
     anchors, eig_run = None, None

@@ -11,7 +11,7 @@ import numpy as np
 
 # %% auto #0
 __all__ = ['MODEL_METHODS', 'check_int', 'check_n_players', 'check_coalitions', 'ModelAsGameWarning', 'evaluate_game',
-           'check_finite', 'check_level']
+           'check_finite', 'check_level', 'random_generator']
 
 # %% ../../nbs/00_validation.ipynb #12694430
 def check_int(value,                    # the value to check
@@ -79,7 +79,7 @@ def evaluate_game(game, # callable on a boolean (k, p) coalition matrix, returni
         if not callable(game): raise TypeError(f"the game is a {type(game).__name__} model, not a callable game: {_wrapping_advice(*behind)}")
         warnings.warn(f"the game is a model's prediction method: {_wrapping_advice(*behind)}", ModelAsGameWarning, stacklevel=2)
     elif not callable(game): raise TypeError(f"a game must be callable on a (k, p) coalition matrix, got {type(game).__name__}")
-    out = np.asarray(game(Z))
+    out = np.asarray(game(Z.copy()))   # a copy: a game that writes into its input cannot change the caller's coalitions
     if np.iscomplexobj(out):
         raise ValueError(f"the game returned complex values (dtype {out.dtype}); Shapley values are defined here for real "
                          "games: return the real part, or explain the real and imaginary parts as two games")
@@ -112,3 +112,14 @@ def check_level(level, # the coverage of an interval, e.g. 0.95
         raise TypeError(f"level must be a number in (0, 1), got {level!r} of type {type(level).__name__}")
     if not 0 < level < 1: raise ValueError(f"level must lie in (0, 1), got {level}")
     return float(level)
+
+# %% ../../nbs/00_validation.ipynb #6a4cbbee
+def random_generator(seed, # None (fresh entropy), an int >= 0, a numpy Generator, BitGenerator or SeedSequence, or a sequence of ints >= 0
+                    ) -> np.random.Generator:
+    "A numpy Generator from `seed`, refusing a bad seed with a message that names it (numpy's does not)."
+    if seed is None or isinstance(seed, (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence)):
+        return np.random.default_rng(seed)
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (numbers.Integral, list, tuple, np.ndarray)):
+        raise TypeError(f"seed must be None, an int >= 0, a numpy Generator or SeedSequence, got {seed!r} of type {type(seed).__name__}")
+    try: return np.random.default_rng(seed)
+    except (ValueError, TypeError) as err: raise ValueError(f"seed must be None, an int >= 0, a numpy Generator or SeedSequence, got {seed!r}: {err}") from None

@@ -8,7 +8,7 @@ import math
 import numpy as np
 from scipy.special import gammaln
 from ..core.games import CachedGame
-from ..core.validation import check_int, check_n_players, check_coalitions
+from ..core.validation import check_int, check_n_players, check_coalitions, random_generator
 from ..core.explanation import Explanation
 from ..exact.trees import TreeExplainer
 from .design import shapley_kernel
@@ -43,7 +43,7 @@ def leverage_coalitions(p: int,                         # number of players, p �
     p = check_n_players(p)
     if p < 2: raise ValueError("leverage sampling needs p >= 2 players")
     n = check_int(n, "n", minimum=0)
-    rng = np.random.default_rng(seed)
+    rng = random_generator(seed)
     excluded = set() if exclude is None else set(_keys(check_coalitions(exclude, p)))
     rows, seen = [], set(excluded)
     def take(z):
@@ -103,7 +103,7 @@ def permutation_sampling(game,        # callable on a boolean (k, p) coalition m
                         ) -> Explanation:
     "Shapley values by antithetic permutation sampling with at most `budget` distinct evaluations; details: `orders`."
     p, budget = _check_run(game, p, budget, p + 1)
-    rng = np.random.default_rng(seed)
+    rng = random_generator(seed)
     n_orders = (budget - 2) // (p - 1)
     orders = []
     while len(orders) < n_orders:
@@ -207,7 +207,7 @@ def regression_msr(game,           # callable on a boolean (k, p) coalition matr
     p, budget = _check_run(game, p, budget, 3)
     if surrogate is not None and not all(callable(getattr(surrogate, f, None)) for f in ("fit", "predict")):
         raise TypeError(f"surrogate must be a regressor with fit and predict methods, got {type(surrogate).__name__}")
-    rng = np.random.default_rng(seed)
+    rng = random_generator(seed)
     if surrogate is None:
         import xgboost   # optional dependency
         surrogate = xgboost.XGBRegressor(n_estimators=100, max_depth=4, learning_rate=0.3, n_jobs=1,
@@ -218,13 +218,14 @@ def regression_msr(game,           # callable on a boolean (k, p) coalition matr
     draws = _kernel_draws(p, budget, rng)
     v = cached(draws) if len(draws) else np.zeros(0)
     X_fit, y_fit = cached.evaluated()
-    surrogate.fit(X_fit.astype(float), y_fit)
+    e = int(np.frexp(np.abs(y_fit - v_empty).max())[1])   # fitted to (v - v(∅)) 2^-e: any offset or scale, within float32
+    surrogate.fit(X_fit.astype(float), np.ldexp(y_fit - v_empty, -e))
     explainer = TreeExplainer(surrogate, data=np.zeros((1, p)), feature_perturbation="interventional")
-    phi_g = np.asarray(explainer.shap_values(np.ones((1, p))), float).reshape(p)
-    g_empty, g_full = np.asarray(surrogate.predict(ends.astype(float)), float)
+    g = lambda Z: np.ldexp(explainer.ensemble.predict(Z.astype(float))[:, 0], e)   # the game TreeSHAP explains (float64), minus v(∅)
+    phi_g = np.ldexp(np.asarray(explainer.shap_values(np.ones((1, p))), float).reshape(p), e)
+    g_empty, g_full = g(ends)
     phi_r = np.zeros(p)
-    if len(draws):
-        r = v - np.asarray(surrogate.predict(draws.astype(float)), float)
-        phi_r = _unbiased_kernel_shap(draws, r, v_empty - g_empty, v_full - g_full)
+    if len(draws):   # the residual game r = v - v(∅) - g
+        phi_r = _unbiased_kernel_shap(draws, v - v_empty - g(draws), -g_empty, v_full - v_empty - g_full)
     return _result(phi_g + phi_r, cached, "regression_msr", surrogate=surrogate, surrogate_values=phi_g,
                    residual_correction=phi_r)

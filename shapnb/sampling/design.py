@@ -8,7 +8,7 @@ import itertools, math, warnings
 import numpy as np
 from scipy.optimize import brentq
 from scipy.special import gammaln
-from ..core.validation import check_int, check_n_players, check_coalitions
+from ..core.validation import check_int, check_n_players, check_coalitions, random_generator
 
 # %% auto #0
 __all__ = ['MAX_DRAWS', 'shapley_kernel', 'design_strata', 'wallenius_means', 'round_counts', 'check_budget', 'border_strata',
@@ -271,7 +271,7 @@ def wallenius_design(p: int,               # number of players, at least 2
     "Stratified design without replacement: Wallenius-mean counts per size, (paired) units drawn uniformly."
     p = check_n_players(p)
     sizes, M, means, counts = allocate(p, budget, paired, border)
-    rng = np.random.default_rng(seed)
+    rng = random_generator(seed)
     redraw = identify and counts.sum() >= p - 1   # fewer units than p - 1 can never reach the rank
     for _ in range(MAX_DRAWS if redraw else 1):
         Z, stratum, unit = _draw_units(p, sizes, counts, paired, rng)

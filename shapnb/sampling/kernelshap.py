@@ -6,7 +6,7 @@
 from __future__ import annotations
 import warnings
 import numpy as np
-from ..core.validation import check_int, check_n_players, evaluate_game
+from ..core.validation import check_int, check_n_players, evaluate_game, random_generator
 from ..core.scale import evaluate_coalitions
 from ..core.explanation import Explanation
 from .design import CoalitionDesign, wallenius_design, check_budget, design_strata, shapley_kernel
@@ -63,7 +63,7 @@ def kernel_shap(game,                                # callable on a boolean (k,
     p = check_n_players(p)
     check_bootstrap(bootstrap, n_boot, progress)
     if p == 1: return _single_player(game, budget, "kernelshap")
-    rng = np.random.default_rng(seed)
+    rng = random_generator(seed)
     design = wallenius_design(p, budget, paired=paired, border=border, seed=rng)
     check_identifiable(design)   # an UnderdeterminedWarning before any evaluation if the budget is too small
     est = estimate_from_design(design, *_evaluate_design(game, design, executor, chunk_size), method="kernelshap")
@@ -79,7 +79,7 @@ def with_replacement_design(p: int,             # number of players, at least 2
     "The shap/shapr design: sizes $\\propto 1/(s(p-s))$, (paired) draws with replacement until the budget is met, reweighted."
     p = check_n_players(p)
     budget, target = check_budget(p, budget, paired)
-    rng = np.random.default_rng(seed)
+    rng = random_generator(seed)
     if budget == 2 ** p: return wallenius_design(p, budget, paired=paired, seed=rng)   # every coalition: no sampling
     sizes, M = design_strata(p, paired)
     s_all = np.arange(1, p)
@@ -127,7 +127,7 @@ def kernel_shap_with_replacement(game,                        # callable on a bo
     p = check_n_players(p)
     check_bootstrap(bootstrap, n_boot, progress)
     if p == 1: return _single_player(game, budget, "kernelshap_with_replacement")
-    rng = np.random.default_rng(seed)
+    rng = random_generator(seed)
     design = with_replacement_design(p, budget, paired=paired, seed=rng)
     check_identifiable(design)
     est = estimate_from_design(design, *_evaluate_design(game, design, executor, chunk_size), method="kernelshap_with_replacement",

@@ -11,7 +11,7 @@ from scipy.special import gammaln
 from scipy.stats import t as student_t
 from sklearn.base import clone
 from sklearn.ensemble import GradientBoostingRegressor
-from ..core.validation import check_int, check_n_players, check_coalitions, evaluate_game
+from ..core.validation import check_int, check_n_players, check_coalitions, evaluate_game, random_generator
 from ..core.explanation import Explanation
 from ..core.scale import evaluate_coalitions
 from ..exact.trees import TreeExplainer
@@ -205,6 +205,16 @@ def _declined(design: CoalitionDesign) -> str | None:
                 f"residuals. A budget of at least {2 * (p - 1 + DF_MIN) + 2} evaluations gives standard errors.")
     return None
 
+def _no_spread_note(design: CoalitionDesign, still: np.ndarray) -> str:
+    "Why no standard errors are reported when the replicates of some players (`still`, (p,) bool) show no spread at all."
+    k, p = design.n_evals, design.p
+    whom = "every player" if still.all() else f"players {np.flatnonzero(still).tolist()} (while the others vary)"
+    return (f"no standard errors at budget {k} for p = {p}: the bootstrap replicates give {whom} no spread at all: the "
+            "surrogates fit every sampled coalition's value exactly, so the design shows none of the error that the "
+            "coalitions not sampled may still carry (a game that differs from the surrogates only on coalitions no design "
+            "drew is invisible to any sampling estimator), and an interval of width zero would claim more than the design "
+            "knows. A larger budget, or enumerating every coalition, decides.")
+
 # %% ../../nbs/25_surrogate.ipynb #4a6c207b
 CORRECTIONS = ("full", "shrunk")   # the correction added whole (design-unbiased) or shrunk towards the surrogate (see above)
 
@@ -254,7 +264,7 @@ def surrogate_shap(game,                      # callable on a boolean (k, p) coa
     if bootstrap not in ("auto", "symmetric", None): raise ValueError(f"bootstrap must be 'auto', 'symmetric' or None, got {bootstrap!r}")
     n_boot = check_int(n_boot, "n_boot", minimum=2)
     anchors = _check_anchors(anchors, p)
-    rng = np.random.default_rng(seed)
+    rng = random_generator(seed)
     if p == 1:
         check_int(budget, "the budget (game evaluations)", minimum=2)
         warnings.warn("p = 1: the Shapley value is v(N) - v(∅), computed exactly from 2 evaluations")
@@ -266,7 +276,8 @@ def surrogate_shap(game,                      # callable on a boolean (k, p) coa
     ends = np.array([np.zeros(p, bool), np.ones(p, bool)])
     values = evaluate_coalitions(game, np.concatenate([ends, d.coalitions]), executor, chunk_size)
     Za, ya = anchors if anchors is not None else (np.zeros((0, p), bool), np.zeros(0))
-    units, v0, v1, e = standardise_values(np.concatenate([values[2:], ya]), values[0], values[1])   # units of 2^e: any scale
+    ref = values[0]                                            # v(∅): an offset of the game changes no value and drops out
+    units, v0, v1, e = standardise_values(np.concatenate([values[2:], ya]) - ref, 0.0, values[1] - ref)   # units of 2^e: any scale
     y, ya = units[:len(values) - 2], units[len(values) - 2:]
     Z, M, counts = d.coalitions, d.population, d.counts
     K = min(n_folds, d.n_units)
@@ -322,6 +333,8 @@ def surrogate_shap(game,                      # callable on a boolean (k, p) coa
         spread = np.var(phi_folds, axis=0, ddof=1) if K > 1 else np.zeros(p)
         inflation = float(student_t.ppf(0.975, max(residual_df(d), 1)) / student_t.ppf(0.975, np.inf))
         se, used = inflation * np.sqrt(replicate_se(reps) ** 2 + spread), "symmetric"
+        still = se <= 1e-12 * max(np.abs(phi).max(), np.abs(y).max(initial=0.0), abs(v0), abs(v1))   # no spread at all
+        if still.any(): se, reps, used, note = None, None, None, _no_spread_note(d, still)
     unit = lambda x: None if x is None else np.ldexp(x, e)
     with np.errstate(over="ignore"):
         phi, se, reps = unit(phi), unit(se), unit(reps)

@@ -6,7 +6,7 @@
 from __future__ import annotations
 import argparse, numbers, os, time, warnings
 import numpy as np
-from ...core.validation import check_int
+from ...core.validation import check_int, random_generator
 from .explainer import TreeExplainer
 
 # %% auto #0
@@ -16,7 +16,7 @@ __all__ = ['configurations', 'time_configuration', 'interventional_configuration
 # %% ../../../nbs/14_tree_benchmark.ipynb #84ed4c6b
 def _data(n: int, p: int, seed: int = 0):
     "A regression data set with interactions: (X, y)."
-    rng = np.random.default_rng(seed)
+    rng = random_generator(seed)
     X = rng.normal(size=(n, p))
     y = X[:, 0] * X[:, 1] + np.sin(2 * X[:, 2]) + X[:, : min(p, 8)].sum(1) + 0.3 * rng.normal(size=n)
     return X, y
