@@ -10,20 +10,24 @@ import numpy as np
 from .core.validation import check_int, random_generator
 from .core.games import MarginalGame
 from .exact.trees import TreeExplainer
-from .exact.trees import ensemble as _ensemble, pathwise as _pathwise
+from .exact.trees import ensemble as _ensemble, tables as _tables
 from .sampling.kernelshap import kernel_shap
 from .core.explanation import Explanation
 from . import plots
 
 # %% auto #0
-__all__ = ['COMPILE_NOTICE', 'announce_compilation', 'run_demo', 'print_demo', 'main', 'plot_demo']
+__all__ = ['COMPILE_NOTICE', 'DEMO_KERNELS', 'announce_compilation', 'run_demo', 'print_demo', 'main', 'plot_demo']
 
 # %% ../nbs/42_demo.ipynb #2fb11dc9
 COMPILE_NOTICE = "compiling the tree kernels (first run only, ~20 s)…"
 
+DEMO_KERNELS = (_ensemble._tree_shapes, _ensemble._predict_rows, _tables._path_distinct, _tables._split_patterns,   # what run_demo
+                _tables._background_histograms, _tables._fill_leaf_sparse, _tables._fill_interventional,        # compiles: its
+                _tables._explain_rows_tables)                                                                   # forest takes the leaf tables
+
 def _kernels_ready() -> bool:
     "Whether every numba kernel the demo calls is compiled in this process or cached on disk for the current source."
-    for kernel in (_ensemble._tree_shapes, _ensemble._predict_rows, _pathwise._explain_rows):
+    for kernel in DEMO_KERNELS:
         if kernel.signatures: continue                              # compiled in this process
         try: cached = bool(kernel._cache._cache_file._load_index())  # {} when missing, stale or of another numba
         except Exception: cached = False                            # numba's internals moved: assume it compiles
