@@ -95,6 +95,11 @@ def _check_kernel(kernel, criterion, reselect=RESELECT):
             and not isinstance(reselect, (bool, np.bool_)) and np.isfinite(reselect) and reselect >= 0):
         raise ValueError(f"reselect must be 'always' or a non-negative growth factor, got {reselect!r}")
 
+def _shifted(hyper: HammingHyper, c: float) -> HammingHyper:
+    "The same hyperparameters for values shifted by `c` (only the mean moves)."
+    return HammingHyper(hyper.lengthscale, hyper.outputscale, hyper.mean + c, hyper.noise,
+                        size_scale=hyper.size_scale, size_lengthscale=hyper.size_lengthscale)
+
 def stopped_posterior(X,                               # the coalitions evaluated so far (t, p)
                       y,                               # their values (t,)
                       hyper: HammingHyper | None,      # the last fit's hyperparameters: the warm start (None: a cold fit)
@@ -110,21 +115,26 @@ def stopped_posterior(X,                               # the coalitions evaluate
                      ) -> ShapleyPosterior:
     "The Shapley posterior that a run stopped at data (X, y) returns: a final warm refit from `hyper`, then the posterior (efficient: see `efficient_posterior`)."
     X = check_coalitions(X)
+    y = np.asarray(y, float)
     ard_from = 4 * X.shape[1] if ard_from is None else check_int(ard_from, "ard_from", minimum=0)
     _check_kernel(kernel, criterion)
     if kernel == "auto" and size_trend:
         raise ValueError("size_trend=True applies to kernel='fixed'; kernel='auto' chooses the size trend when the data favour it")
+    empty = np.flatnonzero(~X.any(1))
+    ref = float(y[empty[0]] if len(empty) else y[0]) if len(y) else 0.0   # fitted to y - ref: an offset of the game drops out
+    u = y - ref
     if kernel == "auto":
         if warm is None: warm = {} if hyper is None else {k: hyper for k in KERNEL_CHOICES}
-        choice = fit_kernel_choice(X, y, init=warm, criterion=criterion, noise=noise, learn_noise=learn_noise,
-                                   n_threads=n_threads)
-        post = ShapleyPosterior(choice.hyper, X, y)
-        post.kernel_choice = choice
+        choice = fit_kernel_choice(X, u, init={k: _shifted(h, -ref) for k, h in warm.items()}, criterion=criterion, noise=noise,
+                                   learn_noise=learn_noise, n_threads=n_threads)
+        fitted = choice.hyper
     else:
-        fitted = fit_hamming_gp(X, y, init=hyper, noise=noise, learn_noise=learn_noise,
+        fitted = fit_hamming_gp(X, u, init=None if hyper is None else _shifted(hyper, -ref), noise=noise, learn_noise=learn_noise,
                                 max_iter=100 if hyper is None else 30, n_threads=n_threads, ard=len(X) >= ard_from,
                                 size=size_trend)
-        post = ShapleyPosterior(fitted, X, y)
+    post = ShapleyPosterior(fitted, X, u)
+    post.hyper = _shifted(fitted, ref)                                # in y's units
+    if kernel == "auto": post.kernel_choice = choice
     if not learn_noise: post.values, post.cov = efficient_posterior(post.values, post.cov, _efficiency_total(X, y))
     return post
 
