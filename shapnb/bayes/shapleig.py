@@ -157,9 +157,7 @@ def _rescale_hyper(hyper: HammingHyper, k: int) -> HammingHyper | None:
 def _game_hyper(hyper: HammingHyper | None, e: int, ref: float) -> HammingHyper | None:
     "Hyperparameters fitted to u = (y - ref) 2^-e, in the game's units: scaled by 2^e, the mean shifted back by `ref`."
     scaled = None if hyper is None else _rescale_hyper(hyper, e)
-    if scaled is None or not np.isfinite(scaled.mean + ref): return None
-    return HammingHyper(scaled.lengthscale, scaled.outputscale, scaled.mean + ref, scaled.noise,
-                        size_scale=scaled.size_scale, size_lengthscale=scaled.size_lengthscale)
+    return None if scaled is None or not np.isfinite(scaled.mean + ref) else _shifted(scaled, ref)
 
 TIE_RTOL = 1e-9   # scores within this fraction of the best are a tie, broken by the candidate's position
 
