@@ -200,6 +200,40 @@ def _is_sparse(X) -> bool:
     "Whether `X` is a SciPy sparse matrix or array (checked without importing SciPy)."
     return type(X).__module__.startswith("scipy.sparse")
 
+# %% ../../../nbs/10_tree_ensemble.ipynb #2c68f1e3
+_STRUCTURE_RULES = ("every node needs both children or none", "children must come after their parent in the node arrays",
+                    "child indices must lie inside their tree",
+                    "every node must have at most one parent (the node arrays must form trees)",
+                    "split features must lie in [0, {p})")
+
+@njit(cache=True)
+def _structure_flags(left, right, feature, n_features):
+    "Bit k set when the node arrays break `_STRUCTURE_RULES[k]`: one pass over the nodes (a forest may hold millions)."
+    n = len(left)
+    has_parent = np.zeros(n, np.bool_)
+    flags = 0
+    for i in range(n):
+        a, b = left[i], right[i]
+        if (a >= 0) != (b >= 0): flags |= 1; continue
+        if a < 0: continue
+        if a <= i or b <= i: flags |= 2
+        if a >= n or b >= n: flags |= 4; continue
+        if has_parent[a] or has_parent[b] or a == b: flags |= 8
+        has_parent[a] = True; has_parent[b] = True
+        if feature[i] < 0 or feature[i] >= n_features: flags |= 16
+    return flags
+
+# %% ../../../nbs/10_tree_ensemble.ipynb #f87c20df
+@njit(cache=True)
+def _cover_shares(left, right, cover):
+    "Per node, its share of its parent's cover (1 at a root; an even split below a zero-cover node)."
+    share = np.ones(len(left))
+    for i in range(len(left)):
+        if left[i] < 0: continue
+        for child in (left[i], right[i]):
+            share[child] = cover[child] / cover[i] if cover[i] > 0 else 0.5
+    return share
+
 # %% ../../../nbs/10_tree_ensemble.ipynb #95ea2dc7
 class TreeEnsemble:
     "A tree ensemble as flat node arrays: `raw(X) = base + sum of leaf values`, one column per output."
@@ -281,15 +315,9 @@ class TreeEnsemble:
 
     def _check(self):
         "Refuse node arrays that the kernels would walk wrongly."
-        n, internal = len(self.left), self.left >= 0
-        if ((self.right >= 0) != internal).any(): raise ValueError("every node needs both children or none")
-        if (internal & ((self.left <= np.arange(n)) | (self.right <= np.arange(n)))).any():
-            raise ValueError("children must come after their parent in the node arrays")
-        if (self.left >= n).any() or (self.right >= n).any(): raise ValueError("child indices must lie inside their tree")
-        if (np.bincount(np.concatenate([self.left[internal], self.right[internal]]), minlength=n) > 1).any():
-            raise ValueError("every node must have at most one parent (the node arrays must form trees)")
-        if (internal & ((self.feature < 0) | (self.feature >= self.n_features))).any():
-            raise ValueError(f"split features must lie in [0, {self.n_features})")
+        flags = _structure_flags(self.left, self.right, self.feature, self.n_features)
+        for k, rule in enumerate(_STRUCTURE_RULES):
+            if flags >> k & 1: raise ValueError(rule.format(p=self.n_features))
         if ((self.decision < DECISION_LE) | (self.decision > DECISION_CATEGORY)).any(): raise ValueError("unknown decision type")
         if ((self.missing < MISSING_NAN) | (self.missing > MISSING_ZERO_OR_NAN)).any(): raise ValueError("unknown missing-value type")
         if not (np.isfinite(self.cover).all() and (self.cover >= 0).all()): raise ValueError("covers must be finite and >= 0")
@@ -303,11 +331,7 @@ class TreeEnsemble:
         "Per node, its share of its parent's cover (1 at a root; an even split below a zero-cover node); kept until `cover` is replaced."
         kept = self.__dict__.get("_shares")                    # (the cover array they came from, the shares)
         if kept is not None and kept[0] is self.cover: return kept[1]
-        share = np.ones(len(self.left))
-        internal = np.flatnonzero(self.left >= 0)
-        parent = self.cover[internal]
-        for child in (self.left[internal], self.right[internal]):
-            share[child] = np.where(parent > 0, self.cover[child] / np.where(parent > 0, parent, 1.0), 0.5)
+        share = _cover_shares(self.left, self.right, self.cover)
         self._shares = (self.cover, share)
         return share
 
