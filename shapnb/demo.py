@@ -21,7 +21,8 @@ __all__ = ['COMPILE_NOTICE', 'DEMO_KERNELS', 'announce_compilation', 'run_demo',
 # %% ../nbs/42_demo.ipynb #2fb11dc9
 COMPILE_NOTICE = "compiling the tree kernels (first run only, ~20 s)…"
 
-DEMO_KERNELS = (_ensemble._tree_shapes, _ensemble._predict_rows, _tables._path_distinct, _tables._split_patterns,   # what run_demo
+DEMO_KERNELS = (_ensemble._structure_flags, _ensemble._cover_shares, _ensemble._tree_shapes, _ensemble._predict_rows,   # what
+                _tables._path_distinct, _tables._split_patterns,                                                  # run_demo
                 _tables._background_histograms, _tables._fill_leaf_sparse, _tables._fill_interventional,        # compiles: its
                 _tables._explain_rows_tables)                                                                   # forest takes the leaf tables
 
