@@ -22,9 +22,8 @@ __all__ = ['COMPILE_NOTICE', 'DEMO_KERNELS', 'announce_compilation', 'run_demo',
 COMPILE_NOTICE = "compiling the tree kernels (first run only, ~20 s)…"
 
 DEMO_KERNELS = (_ensemble._structure_flags, _ensemble._cover_shares, _ensemble._tree_shapes, _ensemble._predict_rows,   # what
-                _tables._path_distinct, _tables._split_patterns,                                                  # run_demo
-                _tables._background_histograms, _tables._fill_leaf_sparse, _tables._fill_interventional,        # compiles: its
-                _tables._explain_rows_tables)                                                                   # forest takes the leaf tables
+                _tables._split_patterns, _tables._background_histograms, _tables._fill_leaf_sparse,             # run_demo compiles:
+                _tables._fill_interventional, _tables._explain_rows_tables)                                     # its forest takes the leaf tables
 
 def _kernels_ready() -> bool:
     "Whether every numba kernel the demo calls is compiled in this process or cached on disk for the current source."

@@ -25,8 +25,7 @@ from shapnb.core.games import exact_shapley
 from shapnb.core.quadrature import product_shapley
 from shapnb.exact.trees.ensemble import TreeEnsemble, tree_ensemble
 from shapnb.exact.trees import pathwise
-from shapnb.exact.trees.pathwise import pathwise_values, _bitset_values, _explain_rows_bits, _pair_weights, _path_slots, \
-    _background_bits
+from shapnb.exact.trees.pathwise import pathwise_values, _bitset_values, _explain_rows_bits, _pair_weights, _background_bits
 from shapnb.exact.trees.explainer import TreeExplainer
 from shapnb.exact.trees.ensemble import TreePathGame
 from shapnb.exact.trees.tables import interventional_tables, table_values, _leaf_entries, _pattern_offsets
@@ -197,7 +196,7 @@ def test_mutation_wrong_weights_are_caught():
     internal = np.flatnonzero(e.left >= 0)
     row_of = np.full(len(e.left), -1, np.int64); row_of[internal] = np.arange(len(internal))
     depth = int(e.max_depth.max()) + 2
-    slot, count = _path_slots(nodes, depth, np.zeros(len(e.left), np.int64), np.zeros(len(e.left), np.int64))
+    slot, count = e.split_slot, e.distinct_above
     n_slots = int(count.max())
     bits = _background_bits(background, nodes, internal, np.zeros((len(internal), 1), np.uint64))
     right_w = _pair_weights(n_slots)

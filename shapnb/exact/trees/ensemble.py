@@ -74,13 +74,13 @@ def goes_left(v,      # the row's value on the node's split feature
 # %% ../../../nbs/10_tree_ensemble.ipynb #166764b5
 @njit(cache=True)
 def _tree_shapes(nodes, n_features):
-    "Per tree: the depth and the largest number of distinct features on one root-to-leaf path."
+    "Per tree: the depth and the largest number of distinct features on one root-to-leaf path; per node: the number of distinct features above it and a split's slot among them (-1 at a leaf)."
     roots, left, right, feature = nodes.roots, nodes.left, nodes.right, nodes.feature
     T = len(roots)
     depth_out, distinct_out = np.zeros(T, np.int64), np.zeros(T, np.int64)
-    seen = np.zeros(n_features, np.int64)
+    seen, slot_of = np.zeros(n_features, np.int64), np.zeros(n_features, np.int64)   # per feature: splits on the path, its slot
     n = len(left)
-    depth = np.zeros(n, np.int64); distinct = np.zeros(n, np.int64)
+    depth = np.zeros(n, np.int64); distinct = np.zeros(n, np.int64); slot = np.full(n, -1, np.int64)
     stack = np.empty(n + 1, np.int64); stage = np.zeros(n + 1, np.int64)
     for t in range(T):
         sp = 0; stack[0] = roots[t]; stage[0] = 0
@@ -91,7 +91,10 @@ def _tree_shapes(nodes, n_features):
                 depth_out[t] = max(depth_out[t], depth[node]); distinct_out[t] = max(distinct_out[t], distinct[node])
                 sp -= 1; continue
             j = feature[node]
-            if stage[sp] == 0: seen[j] += 1
+            if stage[sp] == 0:
+                seen[j] += 1
+                if seen[j] == 1: slot_of[j] = distinct[node]     # first on this path: the next slot
+                slot[node] = slot_of[j]
             if stage[sp] < 2:
                 child = left[node] if stage[sp] == 0 else right[node]
                 stage[sp] += 1
@@ -100,7 +103,7 @@ def _tree_shapes(nodes, n_features):
                 sp += 1; stack[sp] = child; stage[sp] = 0
             else:
                 seen[j] -= 1; sp -= 1
-    return depth_out, distinct_out
+    return depth_out, distinct_out, distinct, slot
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #45cbffdf
 @njit(cache=True)
@@ -239,6 +242,11 @@ class TreeEnsemble:
     "A tree ensemble as flat node arrays: `raw(X) = base + sum of leaf values`, one column per output."
     takes_missing = True   # the default for ensembles pickled before the attribute existed (they took NaN)
 
+    def __setstate__(self, state):
+        "Unpickle; an ensemble pickled before the per-node path arrays were kept gets them now."
+        self.__dict__.update(state)
+        if "split_slot" not in state: _, _, self.distinct_above, self.split_slot = _tree_shapes(self.nodes(), self.n_features)
+
     def __init__(self,
                  trees: list,              # per tree a dict of node arrays (one entry per node): left, right (-1 at a leaf), value (nodes, k_leaf) and optionally feature, threshold, decision, missing, default_left, cover, categories (per node a list of categories going left, or None)
                  base,                     # (k,) constant output added to the trees' sum
@@ -296,7 +304,7 @@ class TreeEnsemble:
         self.value = np.ascontiguousarray(np.concatenate([np.asarray(t["value"], np.float64).reshape(len(t["left"]), -1) for t in trees]))
         self._pack_categories(trees)
         self._check()
-        self.max_depth, self.path_features = _tree_shapes(self.nodes(), self.n_features)
+        self.max_depth, self.path_features, self.distinct_above, self.split_slot = _tree_shapes(self.nodes(), self.n_features)
         self.nodes_per_tree = np.array([exact_nodes(int(d)) for d in self.path_features], np.int64)
 
     def _pack_categories(self, trees):

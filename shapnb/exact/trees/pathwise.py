@@ -349,26 +349,6 @@ def _path_slot(path_feature, d, j):
         if path_feature[u] == j: return u
     return d
 
-# %% ../../../nbs/11_tree_pathwise.ipynb #4b9cfb39
-@njit(cache=True)
-def _path_slots(nodes, depth, slot, count):
-    "Fill `slot` (each split's slot among the distinct features of its path) and `count` (each node's number of slots above it) for the trees of `nodes`."
-    left, right, feature = nodes.left, nodes.right, nodes.feature
-    path_feature = np.zeros(depth, np.int64)
-    stack = np.zeros(depth + 2, np.int64)
-    for tree in range(len(nodes.roots)):
-        top = 0; stack[0] = nodes.roots[tree]; count[stack[0]] = 0
-        while top >= 0:
-            node = stack[top]; top -= 1
-            d = count[node]
-            if left[node] < 0: continue
-            s = _path_slot(path_feature, d, feature[node])
-            path_feature[s] = feature[node]          # slots below d are the same on every path through this node
-            slot[node] = s
-            for child in (right[node], left[node]):
-                top += 1; stack[top] = child; count[child] = d + 1 if s == d else d
-    return slot, count
-
 # %% ../../../nbs/11_tree_pathwise.ipynb #a809aa37
 _PREFIX_BYTES = 16 << 20   # largest prefix-set table of one feature's sorted background (bits per prefix length)
 
@@ -667,7 +647,7 @@ def _bitset_values(e, rows, background, trees):
     internal = np.flatnonzero((e.left >= 0) & trees[owner])
     row_of = np.full(len(e.left), -1, np.int64); row_of[internal] = np.arange(len(internal))
     depth = int(e.max_depth[trees].max()) + 2
-    slot, count = _path_slots(sel, depth, np.zeros(len(e.left), np.int64), np.zeros(len(e.left), np.int64))
+    slot, count = e.split_slot, e.distinct_above
     n_slots = int(count[trees[owner]].max())
     W = _pair_weights(n_slots)
     threads = numba.get_num_threads()

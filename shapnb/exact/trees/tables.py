@@ -23,26 +23,6 @@ TABLE_TREE_DOUBLES = 1 << 20   # largest leaf-table size of one tree (8 MB); dee
 TABLE_BYTES = 256 << 20        # all leaf tables of one explainer together (read when `leaf_tables` is called)
 TABLE_BLOCK = 1024             # rows that walk a tree together through its leaf tables (read when `table_values` is called)
 
-# %% ../../../nbs/12_leaf_tables.ipynb #6a1b1ab3
-@njit(cache=True)
-def _path_distinct(nodes, depth):
-    "Per node, the number of distinct features on the path from its root to it."
-    left, right, feature = nodes.left, nodes.right, nodes.feature
-    distinct = np.zeros(len(left), np.int64)
-    path_feature = np.zeros(depth, np.int64)
-    stack, ds = np.zeros(depth + 2, np.int64), np.zeros(depth + 2, np.int64)
-    for tree in range(len(nodes.roots)):
-        top = 0; stack[0] = nodes.roots[tree]; ds[0] = 0
-        while top >= 0:
-            node, d = stack[top], ds[top]; top -= 1
-            distinct[node] = d
-            if left[node] < 0: continue
-            new = _path_slot(path_feature, d, feature[node]) == d
-            if new: path_feature[d] = feature[node]
-            for child in (right[node], left[node]):
-                top += 1; stack[top] = child; ds[top] = d + 1 if new else d
-    return distinct
-
 # %% ../../../nbs/12_leaf_tables.ipynb #4f3fbc70
 @njit(cache=True)
 def _fill_leaf_tables(nodes, rules, depth, start, table):
@@ -117,8 +97,7 @@ def leaf_tables(ensemble: TreeEnsemble,        # the model, `tree_ensemble(model
     max_bytes = check_int(TABLE_BYTES if max_bytes is None else max_bytes, "max_bytes", minimum=0)
     e = ensemble
     nodes = e.nodes()
-    distinct = _path_distinct(nodes, int(e.max_depth.max()) + 2)
-    use, start, size, _ = _table_layout(e, distinct, max_bytes)
+    use, start, size, _ = _table_layout(e, e.distinct_above, max_bytes)
     table = np.zeros(int(size.sum()))
     if use.any():
         _fill_leaf_tables(nodes.select(use), tree_rules(e.nodes_per_tree[use]), int(e.max_depth[use].max()) + 2, start, table)
@@ -358,8 +337,7 @@ def interventional_tables(ensemble: TreeEnsemble,        # the model, `tree_ense
     e = ensemble
     Z = e.rows(background, prepared, "background")
     if len(Z) == 0: raise ValueError("background must hold at least one row")
-    nodes = e.nodes()
-    distinct = _path_distinct(nodes, int(e.max_depth.max()) + 2)
+    nodes, distinct = e.nodes(), e.distinct_above
     is_leaf = e.left < 0
     lookups = np.add.reduceat(np.where(is_leaf, distinct, 0), e.roots)
     pass_steps = PASS_COST * len(Z) * e.nodes_per_tree * np.maximum(e.max_depth, 1)
