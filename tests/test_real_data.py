@@ -767,6 +767,26 @@ def test_lightgbm_ordered_categorical_beside_a_declared_categorical_column(kids_
     np.testing.assert_allclose(inter.expected_value + phi.sum(1), model.predict(rows, raw_score=True), atol=1e-9)
     truth = brute_force(lambda r: model.predict(r, raw_score=True), rows.iloc[:1], background)[:, 0]
     np.testing.assert_allclose(phi[0], truth, atol=1e-9)
+    if kids_values == 3:   # the stored list could be kids' as well as level's: a row without dtypes cannot be read by value
+        with pytest.raises(ValueError, match=r"categorical features cannot be matched by value: pass the row as a one-row DataFrame"):
+            TreeExplainer(model).shap_values(frame.iloc[0])
+
+
+def test_lightgbm_categorical_left_out_of_categorical_feature():
+    "A pandas categorical left out of categorical_feature= (LightGBM reads its codes as numbers) beside a declared integer"
+    "column with as many values as it has categories: frames match LightGBM's own contributions, a Series is refused."
+    rng = np.random.default_rng(19)
+    n = 600
+    frame = pd.DataFrame({"a": rng.normal(size=n), "col": pd.Categorical(rng.choice([10, 20, 30, 40], n)),
+                          "icat": rng.integers(0, 4, n), "c": rng.normal(size=n)})
+    y = frame.a + 2.0 * (frame.col == 20) + np.array([0, 3, -2, 1])[frame.icat] + frame.c
+    model = lightgbm.LGBMRegressor(n_estimators=15, verbose=-1, min_data_per_group=5, cat_smooth=1).fit(
+        frame, y, categorical_feature=["icat"])
+    explainer = TreeExplainer(model)
+    np.testing.assert_allclose(explainer.shap_values(frame.iloc[:30]), model.predict(frame.iloc[:30], pred_contrib=True)[:, :-1],
+                               atol=1e-9)
+    with pytest.raises(ValueError, match=r"categorical features cannot be matched by value"):
+        explainer.shap_values(frame.iloc[0])
 
 
 def test_library_containers_are_refused_by_name():

@@ -395,7 +395,9 @@ def reported_standard_errors(estimate: Explanation,  # a KernelSHAP estimate: it
             return {**out, "se_method": None, "se_note": (f"no standard errors at budget {d.n_evals} for p = {d.p}: a single "
                     "sampled unit lies outside the enumerated strata, and its variance cannot be estimated from one unit")}
     se, reps = standard_errors(estimate, used, n_boot=n_boot, seed=seed, progress=progress)
-    still = se <= 1e-12 * np.abs(estimate.values).max()            # players whose replicates all agree
+    rounding = 1e-12 * max(np.abs(estimate.values).max(), np.abs(estimate.game_values).max(initial=0.0),
+                           abs(estimate.v_empty), abs(estimate.v_full))   # the game's own magnitude: a shift by 1e6 is rounding at 1e-10
+    still = se <= rounding                                       # players whose replicates all agree
     if not d.enumerated and still.any() and not still.all():
         return {**out, "se_method": None, "se_note": (f"no standard errors at budget {d.n_evals} for p = {d.p}: the {used} "
                 f"replicates give players {np.flatnonzero(still).tolist()} no spread at all while the others vary, so the "

@@ -774,6 +774,23 @@ def _lightgbm_iterations(booster, iteration_range) -> dict:
         raise ValueError(f"iteration_range {tuple(iteration_range)} must satisfy begin < end <= {total}, the model's boosting rounds")
     return dict(start_iteration=begin, num_iteration=end - begin)
 
+# %% ../../../nbs/10_tree_ensemble.ipynb #51c398a1
+def _lightgbm_category_codes(features: list,     # the model string's `feature_infos`: "[lo:hi]" (numeric), "c1:c2:..." (categorical) or "none"
+                             pandas_categorical, # the stored category list of each pandas categorical column, or None
+                            ) -> list | None:
+    "Per feature the CategoryCodes of its pandas categories (None where numeric), if the categorical features are exactly the pandas categorical columns; else None."
+    categorical = [j for j, info in enumerate(features) if info != "none" and not info.startswith("[")]
+    if not pandas_categorical or len(categorical) != len(pandas_categorical): return None
+    if any(max(int(c) for c in features[j].split(":")) >= len(cats) for j, cats in zip(categorical, pandas_categorical)): return None
+    longest = max(len(cats) for cats in pandas_categorical)
+    for info in features:     # a numeric feature that could be the codes of a pandas categorical left out of categorical_feature=
+        if info.startswith("["):
+            lo, hi = (float(v) for v in info[1:-1].split(":"))
+            if lo.is_integer() and hi.is_integer() and 0 <= lo <= hi < longest: return None
+    codes = [None] * len(features)
+    for j, categories in zip(categorical, pandas_categorical): codes[j] = CategoryCodes(tuple(categories), in_arrays=False)
+    return codes
+
 # %% ../../../nbs/10_tree_ensemble.ipynb #2976aba7
 def _from_lightgbm(model, iteration_range=None) -> TreeEnsemble:
     "LightGBM `Booster`, `LGBMRegressor`, `LGBMClassifier` (raw margin output), categorical splits included, from its model string."
@@ -797,12 +814,7 @@ def _from_lightgbm(model, iteration_range=None) -> TreeEnsemble:
     stored = re.search(r"^pandas_categorical:(.*)$", text, flags=re.MULTILINE)
     pandas_categorical = (json.loads(stored.group(1)) if stored else None) or None
     features = fields.get("feature_infos", "").split()
-    categorical = [j for j, info in enumerate(features) if info != "none" and not info.startswith("[")]   # "1:4:7": its categories
-    codes = None        # one categorical feature per stored category list, each long enough for its feature: map by value
-    if (pandas_categorical and len(categorical) == len(pandas_categorical) and len(features) == p and
-            all(max(int(c) for c in features[j].split(":")) < len(cats) for j, cats in zip(categorical, pandas_categorical))):
-        codes = [None] * p
-        for j, categories in zip(categorical, pandas_categorical): codes[j] = CategoryCodes(tuple(categories), in_arrays=False)
+    codes = _lightgbm_category_codes(features, pandas_categorical) if len(features) == p else None
     return TreeEnsemble(trees, np.zeros(k), p, np.float64, np.arange(len(trees)) % k, model_feature_names(model),
                         pandas_categorical, categorical=codes, sparse_absent=0.0, zero_below=LIGHTGBM_ZERO, source="LightGBM")
 
