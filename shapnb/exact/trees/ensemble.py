@@ -399,8 +399,10 @@ class TreeEnsemble:
         by_value = self.categorical is not None and (not categorical or categorical == [j for j, c in enumerate(self.categorical) if c is not None])
         lightgbm = self.pandas_categorical is not None and not by_value   # LightGBM's own rule: categorical columns by position
         if categorical and lightgbm and len(self.pandas_categorical) != len(categorical):
+            text = [columns[j] for j, dtype in enumerate(X.dtypes) if pd.api.types.is_object_dtype(dtype) or isinstance(dtype, pd.StringDtype)]
             raise ValueError(f"{what} has categorical columns {[columns[j] for j in categorical]}; the model was fitted with "
-                             f"{len(self.pandas_categorical)} pandas categorical columns")
+                             f"{len(self.pandas_categorical)} pandas categorical columns"
+                             + (f"; the columns {text} hold text: pass them as pandas categoricals, as at fit" if text else ""))
         out = np.empty(X.shape, np.float64)
         mapping = dict(zip(categorical, self.pandas_categorical or [])) if lightgbm else {}
         for j in range(X.shape[1]):
