@@ -1,17 +1,19 @@
 """Property tests and cross-checks for the ShaplEIG stack (shapnb.bayes.gp, .eig, .shapleig, .baselines) and the
 model-free baselines it is compared with (shapnb.sampling.baselines)."""
 import subprocess, sys
+import copy
 from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from shapnb.core.games import all_coalitions, shapley_matrix, coalition_to_mask, exact_shapley, load_table_game
+from shapnb.core.games import all_coalitions, shapley_matrix, coalition_to_mask, exact_shapley, load_table_game, TableGame
 from shapnb.core.explanation import Explanation
 from shapnb.bayes.gp import (HammingHyper, hamming_kernel, gp_posterior, fit_hamming_gp, fit_kernel_choice, KERNEL_CHOICES,
                              loo_log_predictive, log_evidence)
 from shapnb.bayes.eig import ShapleyPosterior, shapley_kernel_vectors, shapley_kernel_matrix, select_batch
 from shapnb.bayes.shapleig import shapleig, stopped_posterior, SELECTIONS
+from shapnb.bayes.surrogate import gp_surrogate_shap
 from shapnb.bayes.baselines import gp_random, gp_uncertainty, gp_leverage
 from shapnb.sampling.baselines import (leverage_coalitions, permutation_sampling, kernel_shap_paired, leverage_shap,
                                        regression_msr)
@@ -401,3 +403,27 @@ def test_shapleig_auto_kernel_records_its_choices():
     with pytest.raises(ValueError, match="kernel_criterion"): shapleig(game, p, 20, kernel_criterion="aic")
     with pytest.raises(ValueError, match="reselect"): shapleig(game, p, 20, reselect=-1)
     with pytest.raises(ValueError, match="size_trend=True applies to kernel='fixed'"): shapleig(game, p, 20, size_trend=True)
+
+
+class CopyingExecutor(ThreadPoolExecutor):
+    "Threads that run each task on deep copies of its arguments, as a process pool's workers hold copies of what they are sent."
+    def submit(self, fn, /, *args, **kwargs):
+        return super().submit(fn, *copy.deepcopy(args), **copy.deepcopy(kwargs))
+
+
+def test_gp_surrogate_pays_and_counts_through_an_executor_that_ships_copies():
+    "Every coalition is paid for once, counted in this process, and the values are those of the in-process run."
+    p = 6
+    table = TableGame(np.random.default_rng(3).normal(size=2 ** p))
+    sent = []
+    def game(Z):
+        sent.append(len(Z))                      # a closure: the copies still report here
+        return table(Z)
+    with CopyingExecutor(2) as pool:
+        for active in (0.0, 0.5):
+            sent.clear()
+            remote = gp_surrogate_shap(game, p, 30, seed=0, n_boot=20, active=active, executor=pool, chunk_size=4)
+            paid = sum(sent)
+            local = gp_surrogate_shap(table, p, 30, seed=0, n_boot=20, active=active)
+            assert remote.n_evals == local.n_evals == paid <= 30
+            np.testing.assert_allclose(remote.values, local.values, atol=1e-12)

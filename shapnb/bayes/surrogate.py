@@ -10,6 +10,7 @@ import numpy as np
 import scipy.linalg
 from ..core.validation import check_int, check_n_players, check_coalitions, random_generator
 from ..core.games import CachedGame
+from ..core.scale import check_executor, evaluate_coalitions
 from ..core.explanation import Explanation
 from ..sampling.surrogate import surrogate_shap, N_FOLDS, CORRECTIONS
 from .gp import HammingHyper, fit_kernel_choice, fit_hamming_gp, kernel_options, KERNEL_CHOICES, CRITERIA, DEFAULT_NOISE
@@ -146,19 +147,23 @@ def gp_surrogate_shap(game,                         # callable on a boolean (k, 
     if correction not in CORRECTIONS: raise ValueError(f"correction must be one of {CORRECTIONS}, got {correction!r}")
     if isinstance(active, (bool, np.bool_)) or not isinstance(active, numbers.Real) or not (0 <= active < 1):
         raise ValueError(f"active must be a fraction in [0, 1), got {active!r}")
+    executor = check_executor(executor)
+    if chunk_size is not None: check_int(chunk_size, "chunk_size", minimum=1)
     rng = random_generator(seed)
-    counted = CachedGame(game, p)
+    # the cache lives in this process: an executor gets only the coalitions not yet paid for (a process pool's workers
+    # would each hold a copy of a cache shipped to them, so nothing would be counted here and nothing shared between parts)
+    counted = CachedGame(game if executor is None else lambda Z: evaluate_coalitions(game, Z, executor, chunk_size), p)
     n_active = int(round(active * budget)) if p >= 2 else 0
     anchors, eig_run = None, None
     if n_active >= 4 and budget < 2 ** p:   # ShaplEIG's initial design is ∅, N and a pair: fewer is no adaptive part;
         # a budget of every coalition is enumerated (exact) instead; a named kernel: ShaplEIG's "fixed" kernels choose
         eig_run = shapleig(counted, p, n_active, seed=rng.spawn(1)[0], progress=False, kernel="auto" if kernel == "auto" else "fixed",
-                           kernel_criterion=criterion, noise=noise, executor=executor, chunk_size=chunk_size)
+                           kernel_criterion=criterion, noise=noise)
         anchors = (eig_run.coalitions, eig_run.game_values)
     rest = budget - n_active + 2 if anchors is not None else budget   # ∅ and N are in both parts, paid once
     sur = GPSurrogate(kernel=kernel, criterion=criterion, noise=noise, hyper_fit=hyper_fit)
     e = surrogate_shap(counted, p, rest, seed=rng, surrogate=sur, n_folds=n_folds, correction=correction, anchors=anchors,
-                       bootstrap=bootstrap, n_boot=n_boot, executor=executor, chunk_size=chunk_size)
+                       bootstrap=bootstrap, n_boot=n_boot)
     details = dict(e.details, kernel=kernel, hyper_fit=hyper_fit, active=active, n_active=0 if anchors is None else n_active,
                    anchors=anchors, eig_run=eig_run, design_budget=rest)
     return Explanation(e.values, e.base_values, se=e.se, n_evals=counted.n_evals, method="gp_surrogate_shap", details=details)
