@@ -18,11 +18,12 @@ from .eig import shapley_kernel_vectors
 from .shapleig import shapleig
 
 # %% auto #0
-__all__ = ['HYPER_FITS', 'GP_KERNELS', 'GPSurrogate', 'gp_surrogate_shap']
+__all__ = ['HYPER_FITS', 'GP_KERNELS', 'FIT_RESOLUTION', 'GPSurrogate', 'gp_surrogate_shap']
 
 # %% ../../nbs/35_gp_surrogate.ipynb #c3e1edb2
 HYPER_FITS = ("shared", "fold")                   # hyperparameters fitted once on every evaluated point, or per fold
 GP_KERNELS = ("auto",) + tuple(KERNEL_CHOICES)    # "auto": chosen by `criterion` among KERNEL_CHOICES (ShaplEIG's default)
+FIT_RESOLUTION = 1e-5   # standard errors all below this fraction of the game's range: the sample shows no error the GP missed
 
 # %% ../../nbs/35_gp_surrogate.ipynb #092ad986
 def _check_gp_options(kernel, criterion, hyper_fit, noise):
@@ -166,4 +167,13 @@ def gp_surrogate_shap(game,                         # callable on a boolean (k, 
                        bootstrap=bootstrap, n_boot=n_boot)
     details = dict(e.details, kernel=kernel, hyper_fit=hyper_fit, active=active, n_active=0 if anchors is None else n_active,
                    anchors=anchors, eig_run=eig_run, design_budget=rest)
-    return Explanation(e.values, e.base_values, se=e.se, n_evals=counted.n_evals, method="gp_surrogate_shap", details=details)
+    se, scale = e.se, float(np.abs(np.append(e.details["game_values"], e.details["v_full"]) - e.base_values).max())
+    if se is not None and not e.details["design"].enumerated and se.max() < FIT_RESOLUTION * scale:
+        se = None
+        details.update(replicates=None, bootstrap=None, se_note=(
+            f"no standard errors at budget {budget} for p = {p}: the GP reproduces the sampled coalitions so closely that "
+            f"every standard error would be below {FIT_RESOLUTION:g} of the game's range ({e.se.max() / scale:.1e}), so the "
+            "design shows nothing of the surrogate's error on the coalitions not sampled. For a game the GP represents "
+            "exactly (additive, say) the values are then exact to about that precision; for any other game the error is "
+            "unseen (a single coalition nobody drew can carry it), and an interval of width near zero would be wrong."))
+    return Explanation(e.values, e.base_values, se=se, n_evals=counted.n_evals, method="gp_surrogate_shap", details=details)
