@@ -9,7 +9,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 from ..core.games import all_coalitions, coalition_to_mask, shapley_from_values
-from ..core.validation import check_int, check_n_players, check_coalitions, random_generator
+from ..core.validation import check_bool, check_int, check_n_players, check_coalitions, random_generator
 from ..core.scale import check_executor, evaluate_coalitions
 from ..core.explanation import Explanation
 from ..sampling.baselines import leverage_coalitions
@@ -214,6 +214,8 @@ def shapleig(game,                          # callable on a boolean (k, p) coali
         if 2 <= budget < n_initial: n_initial = budget
     budget, n_initial, batch_size, n_candidates = _check_options(p, budget, n_initial, selection, batch_size, n_candidates, refit)
     executor = check_executor(executor)
+    learn_noise, size_trend = check_bool(learn_noise, "learn_noise"), check_bool(size_trend, "size_trend")
+    if progress is not None: check_bool(progress, "progress")
     ard_from = 4 * p if ard_from is None else check_int(ard_from, "ard_from", minimum=0)
     _check_kernel(kernel, kernel_criterion, reselect)
     if kernel == "auto" and size_trend:

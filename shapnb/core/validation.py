@@ -10,8 +10,8 @@ import warnings
 import numpy as np
 
 # %% auto #0
-__all__ = ['MODEL_METHODS', 'check_int', 'check_n_players', 'check_coalitions', 'ModelAsGameWarning', 'evaluate_game',
-           'check_finite', 'check_level', 'random_generator']
+__all__ = ['MODEL_METHODS', 'check_int', 'check_bool', 'check_n_players', 'check_coalitions', 'ModelAsGameWarning',
+           'evaluate_game', 'check_finite', 'check_level', 'random_generator']
 
 # %% ../../nbs/00_validation.ipynb #12694430
 def check_int(value,                    # the value to check
@@ -26,6 +26,14 @@ def check_int(value,                    # the value to check
     if minimum is not None and value < minimum: raise ValueError(f"{name} must be at least {minimum}, got {value}")
     if maximum is not None and value > maximum: raise ValueError(f"{name} must be at most {maximum}, got {value}")
     return value
+
+# %% ../../nbs/00_validation.ipynb #c4046df6
+def check_bool(value,    # the value to check
+               name: str, # the argument's name, used in the message
+              ) -> bool:
+    "`value` as a Python `bool`: TypeError unless it is True or False (numpy's bools included)."
+    if not isinstance(value, (bool, np.bool_)): raise TypeError(f"{name} must be True or False, got {value!r} of type {type(value).__name__}")
+    return bool(value)
 
 # %% ../../nbs/00_validation.ipynb #f7e62779
 def check_n_players(p, # the number of players
@@ -83,6 +91,8 @@ def evaluate_game(game, # callable on a boolean (k, p) coalition matrix, returni
     if np.iscomplexobj(out):
         raise ValueError(f"the game returned complex values (dtype {out.dtype}); Shapley values are defined here for real "
                          "games: return the real part, or explain the real and imaginary parts as two games")
+    if out.dtype.kind in "SU" or (out.dtype == object and any(isinstance(v, (str, bytes)) for v in out.ravel())):
+        raise ValueError(f"the game must return numbers, got text such as '{out.ravel()[0]!s}' (numeric strings are not read as numbers)")
     try: out = out.astype(float)
     except (TypeError, ValueError): raise ValueError(f"the game must return numbers, got values of dtype {out.dtype}") from None
     if out.shape != (Z.shape[0],):

@@ -8,7 +8,7 @@ import itertools, math, warnings
 import numpy as np
 from scipy.optimize import brentq
 from scipy.special import gammaln
-from ..core.validation import check_int, check_n_players, check_coalitions, random_generator
+from ..core.validation import check_bool, check_int, check_n_players, check_coalitions, random_generator
 
 # %% auto #0
 __all__ = ['MAX_DRAWS', 'shapley_kernel', 'design_strata', 'wallenius_means', 'round_counts', 'check_budget', 'border_strata',
@@ -95,7 +95,7 @@ def check_budget(p: int,             # number of players
                  paired: bool = True, # whether a unit is a pair (two evaluations) or one coalition
                 ) -> tuple[int, int]:
     "Validate `budget` (all evaluations, ∅ and N included) and return it clipped with the number of units it buys."
-    p = check_n_players(p)
+    p, paired = check_n_players(p), check_bool(paired, "paired")
     budget, need = check_int(budget, "the budget (game evaluations)"), 4 if paired else 3
     if p < 2: raise ValueError("with p = 1 the Shapley value is v(N) - v(∅); there is nothing to sample")
     if budget < need:
@@ -134,6 +134,7 @@ def allocate(p: int,             # number of players
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     "Strata sizes, populations, Wallenius means and integer unit counts of the design for `budget` evaluations."
     budget, units = check_budget(p, budget, paired)
+    border = check_bool(border, "border")
     sizes, M = design_strata(p, paired)
     kernel = shapley_kernel(p, sizes)
     full = border_strata(kernel * M, M, units) if border else np.zeros(len(M), bool)
