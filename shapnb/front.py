@@ -7,7 +7,7 @@ from __future__ import annotations
 import warnings
 import numpy as np
 from .core.games import MarginalGame, exact_shapley, EXACT_MAX_PLAYERS
-from .core.validation import check_int, check_n_players, random_generator
+from .core.validation import check_bool, check_int, check_n_players, random_generator
 from .core.tabular import is_frame, is_series, model_feature_names, match_columns, match_frames
 from .exact.trees import TreeExplainer, tree_ensemble
 from .exact.kernels import ProductKernelExplainer, kernel_expansion
@@ -192,6 +192,10 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
                         "interactions call the exact explainers, TreeExplainer(model, data).semivalues(X, index) or "
                         ".interaction_values(X, index), and ProductKernelExplainer(model).semivalues(X, index) (notebook 66)")
     if chunk_size is not None: check_int(chunk_size, "chunk_size", minimum=1)
+    progress = check_bool(progress, "progress")
+    if method == "exact" and budget is not None:   # a budget that is not kept would hide the 2^p evaluations it costs
+        raise ValueError("method='exact' evaluates every coalition and takes no budget: pass method='auto' with the budget "
+                         "(exact when it covers every coalition, KernelSHAP within it otherwise), or drop the budget")
     if X is None and p is None: raise ValueError("pass rows X to explain a model, or the number of players p to explain a game")
     if X is not None and p is not None: raise ValueError("pass either rows X (a model) or p (a game), not both")
     if X is None:
