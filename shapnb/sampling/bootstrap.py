@@ -19,7 +19,7 @@ from .design import coalition_rank
 __all__ = ['BOOTSTRAPS', 'PROGRESS_WORK', 'BOOT_UNITS', 'symmetric_multiplicities', 'doubled_half_multiplicities',
            'replicate_multiplicities', 'jackknife_multiplicities', 'replicate_estimates', 'naive_ht_se',
            'check_bootstrap', 'replicate_se', 'jackknife_se', 'standard_errors', 'df_inflation', 'satterthwaite_df',
-           'satterthwaite_inflation', 'auto_method', 'reported_standard_errors']
+           'satterthwaite_inflation', 'auto_method', 'without_spread', 'reported_standard_errors']
 
 # %% ../../nbs/22_bootstrap.ipynb #6e95b6ad
 def _permutation_ranks(rng, n_boot: int, n: int) -> np.ndarray:
@@ -350,6 +350,17 @@ def auto_method(design: CoalitionDesign, # the design of the estimate
     if not isinstance(design, CoalitionDesign): raise TypeError(f"design must be a CoalitionDesign, got {type(design).__name__}")
     return "symmetric" if design.n_units >= BOOT_UNITS * (design.p - 1) else "jackknife"
 
+# %% ../../nbs/22_bootstrap.ipynb #81248964
+def without_spread(se,          # (p,) standard errors
+                   values,      # (p,) the estimate
+                   game_values, # the game values it was computed from
+                   v_empty: float, # v(∅)
+                   v_full: float,  # v(N)
+                  ) -> np.ndarray:
+    "Players (p,) bool whose standard error is rounding: at most 1e-12 of the largest |value| or |game value|."
+    size = max(np.abs(values).max(), np.abs(game_values).max(initial=0.0), abs(v_empty), abs(v_full))
+    return np.asarray(se) <= 1e-12 * size
+
 # %% ../../nbs/22_bootstrap.ipynb #d06f0728
 def _decline_note(design: CoalitionDesign, df: int, rank: int, ridge: float) -> str:
     "Why a design gives no standard errors, and the budget that would."
@@ -395,9 +406,7 @@ def reported_standard_errors(estimate: Explanation,  # a KernelSHAP estimate: it
             return {**out, "se_method": None, "se_note": (f"no standard errors at budget {d.n_evals} for p = {d.p}: a single "
                     "sampled unit lies outside the enumerated strata, and its variance cannot be estimated from one unit")}
     se, reps = standard_errors(estimate, used, n_boot=n_boot, seed=seed, progress=progress)
-    rounding = 1e-12 * max(np.abs(estimate.values).max(), np.abs(estimate.game_values).max(initial=0.0),
-                           abs(estimate.v_empty), abs(estimate.v_full))   # the game's own magnitude: a shift by 1e6 is rounding at 1e-10
-    still = se <= rounding                                       # players whose replicates all agree
+    still = without_spread(se, estimate.values, estimate.game_values, estimate.v_empty, estimate.v_full)   # replicates all agree
     if not d.enumerated and still.any() and not still.all():
         return {**out, "se_method": None, "se_note": (f"no standard errors at budget {d.n_evals} for p = {d.p}: the {used} "
                 f"replicates give players {np.flatnonzero(still).tolist()} no spread at all while the others vary, so the "

@@ -17,7 +17,7 @@ from ..core.scale import evaluate_coalitions
 from ..exact.trees import TreeExplainer
 from .design import CoalitionDesign, wallenius_design, shapley_kernel
 from .regression import sum_zero_basis, check_identifiable, residual_df, DF_MIN, standardise_values
-from .bootstrap import replicate_multiplicities, replicate_se
+from .bootstrap import replicate_multiplicities, replicate_se, without_spread
 
 # %% auto #0
 __all__ = ['TREES', 'SURROGATES', 'N_FOLDS', 'CORRECTIONS', 'population_gram', 'linear_shapley', 'is_surrogate',
@@ -333,7 +333,7 @@ def surrogate_shap(game,                      # callable on a boolean (k, p) coa
         spread = np.var(phi_folds, axis=0, ddof=1) if K > 1 else np.zeros(p)
         inflation = float(student_t.ppf(0.975, max(residual_df(d), 1)) / student_t.ppf(0.975, np.inf))
         se, used = inflation * np.sqrt(replicate_se(reps) ** 2 + spread), "symmetric"
-        still = se <= 1e-12 * max(np.abs(phi).max(), np.abs(y).max(initial=0.0), abs(v0), abs(v1))   # no spread at all
+        still = without_spread(se, phi, y, v0, v1)
         if still.any(): se, reps, used, note = None, None, None, _no_spread_note(d, still)
     unit = lambda x: None if x is None else np.ldexp(x, e)
     with np.errstate(over="ignore"):
