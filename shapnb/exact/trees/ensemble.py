@@ -80,29 +80,27 @@ def _tree_shapes(nodes, n_features):
     depth_out, distinct_out = np.zeros(T, np.int64), np.zeros(T, np.int64)
     seen, slot_of = np.zeros(n_features, np.int64), np.zeros(n_features, np.int64)   # per feature: splits on the path, its slot
     n = len(left)
-    depth = np.zeros(n, np.int64); distinct = np.zeros(n, np.int64); slot = np.full(n, -1, np.int64)
-    stack = np.empty(n + 1, np.int64); stage = np.zeros(n + 1, np.int64)
+    depth = np.empty(n, np.int64); distinct = np.empty(n, np.int64); slot = np.full(n, -1, np.int64)
+    stack = np.empty(2 * n + 1, np.int64)     # nodes to enter, and ~node to leave split `node` (its feature off the path)
     for t in range(T):
-        sp = 0; stack[0] = roots[t]; stage[0] = 0
+        sp = 0; stack[0] = roots[t]
         depth[roots[t]] = 0; distinct[roots[t]] = 0
         while sp >= 0:
-            node = stack[sp]
-            if left[node] < 0:
+            node = stack[sp]; sp -= 1
+            if node < 0:
+                seen[feature[~node]] -= 1; continue
+            a = left[node]
+            if a < 0:
                 depth_out[t] = max(depth_out[t], depth[node]); distinct_out[t] = max(distinct_out[t], distinct[node])
-                sp -= 1; continue
+                continue
             j = feature[node]
-            if stage[sp] == 0:
-                seen[j] += 1
-                if seen[j] == 1: slot_of[j] = distinct[node]     # first on this path: the next slot
-                slot[node] = slot_of[j]
-            if stage[sp] < 2:
-                child = left[node] if stage[sp] == 0 else right[node]
-                stage[sp] += 1
-                depth[child] = depth[node] + 1
-                distinct[child] = distinct[node] + (1 if seen[j] == 1 else 0)
-                sp += 1; stack[sp] = child; stage[sp] = 0
-            else:
-                seen[j] -= 1; sp -= 1
+            seen[j] += 1
+            if seen[j] == 1: slot_of[j] = distinct[node]         # first on this path: the next slot
+            slot[node] = slot_of[j]
+            b = right[node]
+            depth[a] = depth[b] = depth[node] + 1
+            distinct[a] = distinct[b] = distinct[node] + (1 if seen[j] == 1 else 0)
+            stack[sp + 1] = ~node; stack[sp + 2] = b; stack[sp + 3] = a; sp += 3   # left first, then right, then leave
     return depth_out, distinct_out, distinct, slot
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #45cbffdf
@@ -289,12 +287,14 @@ class TreeEnsemble:
         self.zero_below = float(zero_below)
         self.tree_output = np.full(len(trees), -1, np.int64) if tree_output is None else np.asarray(tree_output, np.int64)
         if self.tree_output.shape != (len(trees),): raise ValueError(f"tree_output must have one entry per tree ({len(trees)})")
-        offsets = np.cumsum([0] + [len(t["left"]) for t in trees])
-        self.roots = offsets[:-1].astype(np.int64)
-        shift = lambda c, o: np.where(np.asarray(c) < 0, -1, np.asarray(c) + o).astype(np.int64)
-        self.left = np.concatenate([shift(t["left"], o) for t, o in zip(trees, self.roots)])
-        self.right = np.concatenate([shift(t["right"], o) for t, o in zip(trees, self.roots)])
-        cat = lambda key, dtype, fill: np.concatenate([np.asarray(t.get(key, np.full(len(t["left"]), fill)), dtype) for t in trees])
+        sizes = np.array([len(t["left"]) for t in trees], np.int64)
+        self.roots = np.cumsum(sizes) - sizes
+        first = np.repeat(self.roots, sizes)                       # per node: its tree's first index
+        def cat(key, dtype, fill):                                 # one array over the trees (`fill` where a tree lacks `key`)
+            if not any(key in t for t in trees): return np.full(len(first), fill, dtype)
+            return np.concatenate([np.asarray(t[key]) if key in t else np.full(len(t["left"]), fill) for t in trees],
+                                  dtype=dtype, casting="unsafe")
+        self.left, self.right = (np.where(c < 0, -1, c + first) for c in (cat("left", np.int64, -1), cat("right", np.int64, -1)))
         self.feature = cat("feature", np.int64, -1)
         self.threshold = cat("threshold", np.float64, 0.0)
         self.decision = cat("decision", np.int8, DECISION_LE)
@@ -318,7 +318,7 @@ class TreeEnsemble:
                 bits = np.zeros(int(cats.max()) // 32 + 1, np.uint32)
                 np.bitwise_or.at(bits, cats // 32, (np.uint32(1) << (cats % 32).astype(np.uint32)))
                 words.extend(bits.tolist()); lens[root + k] = len(bits)
-        self.cat_start, self.cat_len = np.cumsum(lens) - lens, lens   # each node's words start after the earlier nodes'
+        self.cat_start, self.cat_len = (np.cumsum(lens) - lens if words else lens), lens   # each node's words start after the earlier nodes'
         self.cat_words = np.array(words if words else [0], np.uint32)
 
     def _check(self):
@@ -522,18 +522,16 @@ def _sklearn_takes_missing(model) -> bool:
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #12c0e1a4
 def _sklearn_tree(tree_, scale: float, probabilities: bool) -> dict:
-    "Node arrays of one fitted scikit-learn tree; leaf values times `scale`, class fractions if `probabilities`."
-    left, right = tree_.children_left.astype(np.int64), tree_.children_right.astype(np.int64)
+    "Node arrays of one fitted scikit-learn tree; leaf values times `scale`, class fractions if `probabilities` (decisions `x <= t`, `TreeEnsemble`'s default)."
+    left = tree_.children_left
     if probabilities:
         value = tree_.value[:, 0, :]
         total = value.sum(1, keepdims=True)
         value = np.divide(value, total, out=np.zeros_like(value), where=total > 0)
     else: value = tree_.value[:, :, 0]
-    missing_left = getattr(tree_, "missing_go_to_left", np.zeros(len(left), np.uint8))
-    return dict(left=left, right=right, feature=np.where(left >= 0, tree_.feature, -1), threshold=tree_.threshold,
-                decision=np.full(len(left), DECISION_LE), missing=np.full(len(left), MISSING_NAN),
-                default_left=np.asarray(missing_left).astype(bool), cover=tree_.weighted_n_node_samples,
-                value=value * scale)
+    missing_left = getattr(tree_, "missing_go_to_left", np.zeros(len(left), bool))   # before scikit-learn 1.3: NaN goes right
+    return dict(left=left, right=tree_.children_right, feature=np.where(left >= 0, tree_.feature, -1), threshold=tree_.threshold,
+                default_left=missing_left, cover=tree_.weighted_n_node_samples, value=value * scale)
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #03155e4b
 def _from_sklearn_trees(model) -> TreeEnsemble:
