@@ -20,6 +20,7 @@ The file is organised in sections, each self-contained (its own data, models and
 `python tests/test_real_data.py` prints the largest error of each tree case.
 """
 import itertools
+import json
 import math
 import warnings
 
@@ -649,6 +650,23 @@ def test_xgboost_early_stopping_explains_the_trees_predict_uses():
     every_tree = model.predict(X[:50], output_margin=True, iteration_range=(0, model.get_booster().num_boosted_rounds()))
     assert np.abs(every_tree - model.predict(X[:50], output_margin=True)).max() > 1e-3   # explaining all trees would show
     assert early_stopping_error() < 1e-5 * max(1.0, np.abs(every_tree).max())
+
+
+def test_xgboost_dart_weighs_each_tree_as_predict_does():
+    "DART: predict weighs every tree by its weight_drop; both modes explain that weighted sum (pred_contribs, brute force)."
+    X = FRAME[NUMERIC]
+    model = xgboost.XGBRegressor(booster="dart", rate_drop=0.4, n_estimators=30, max_depth=3).fit(X[:400], TARGET[:400])
+    weights = json.loads(model.get_booster().save_raw("json"))["learner"]["gradient_booster"]["weight_drop"]
+    assert min(weights) < 0.9                                                   # unweighted trees would show
+    margin = model.predict(X[:20], output_margin=True)
+    path = TreeExplainer(model)
+    assert np.abs(path.expected_value + path.shap_values(X[:20]).sum(1) - margin).max() < 1e-5
+    assert np.abs(path.shap_values(X[:20]) - xgb_contribs(model, X[:20])[:, :-1]).max() < 1e-5
+    background = X[500:530]
+    values = TreeExplainer(model, background).shap_values(X[:3])
+    for i in range(3):
+        truth, _ = brute_force_marginal(lambda rows: model.predict(rows, output_margin=True), X.iloc[i], background)
+        assert np.abs(values[i] - truth).max() < 1e-5
 
 
 def _sentinel_model(sentinel):

@@ -686,13 +686,15 @@ def _xgboost_tree(tree: dict) -> dict:
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #3553227e
 def _from_xgboost(model, iteration_range=None) -> TreeEnsemble:
-    "XGBoost `Booster`, `XGBRegressor`, `XGBClassifier` (gbtree; raw margin output), the rounds `predict` uses."
+    "XGBoost `Booster`, `XGBRegressor`, `XGBClassifier` (gbtree or dart; raw margin output), the rounds `predict` uses."
     import xgboost
     booster = model.get_booster() if hasattr(model, "get_booster") else model
     learner = json.loads(booster.save_raw("json"))["learner"]
     gbm = learner["gradient_booster"]
-    if gbm["name"] != "gbtree": raise ValueError(f"XGBoost booster {gbm['name']!r} is not supported; expected 'gbtree'")
-    forest = gbm["model"]
+    if gbm["name"] not in ("gbtree", "dart"): raise ValueError(f"XGBoost booster {gbm['name']!r} is not supported; expected 'gbtree' or 'dart'")
+    forest = gbm["model"] if gbm["name"] == "gbtree" else gbm["gbtree"]["model"]
+    weight = np.asarray(gbm.get("weight_drop", np.ones(len(forest["trees"]))), np.float32)   # dart: each tree's weight in predict
+    if weight.shape != (len(forest["trees"]),): raise ValueError(f"the dart model has {len(weight)} tree weights for {len(forest['trees'])} trees")
     if any(int(tree.get("tree_param", {}).get("size_leaf_vector", 1)) > 1 for tree in forest["trees"]):
         raise ValueError("XGBoost models with multi_strategy='multi_output_tree' (trees with vector leaves, one split for every "
                          "target) are not supported; fit with multi_strategy='one_output_per_tree' (the default)")
@@ -707,6 +709,7 @@ def _from_xgboost(model, iteration_range=None) -> TreeEnsemble:
     chosen = range(int(indptr[begin]), int(indptr[end]))
     if len(chosen) == 0: raise ValueError("the model has no trees in the chosen boosting rounds")
     trees = [_xgboost_tree(forest["trees"][i]) for i in chosen]
+    for tree, i in zip(trees, chosen): tree["value"] = tree["value"] * np.float64(weight[i])
     outputs = np.asarray(forest["tree_info"], np.int64)[list(chosen)]
     missing = getattr(model, "missing", np.nan)
     ensemble = TreeEnsemble(trees, np.zeros(k), p, np.float32, outputs, model_feature_names(model),
