@@ -38,6 +38,7 @@ def _check_options(p, budget, n_initial, selection, batch_size, n_candidates, re
                          "KernelSHAP or Leverage SHAP, or group players")
     budget, batch_size, n_candidates = (check_int(v, name, minimum=1) for name, v in
                                         (("budget", budget), ("batch_size", batch_size), ("n_candidates", n_candidates)))
+    if budget < 2: raise ValueError(f"budget must be at least 2 (∅ and N), got {budget}")
     n_initial = check_int(n_initial, "n_initial")
     if n_initial < 2: raise ValueError(f"n_initial must be at least 2 (∅ and N), got {n_initial}")
     if budget < n_initial:
