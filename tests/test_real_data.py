@@ -669,6 +669,24 @@ def test_xgboost_dart_weighs_each_tree_as_predict_does():
         assert np.abs(values[i] - truth).max() < 1e-5
 
 
+def test_xgboost_pruned_nodes_stay_out_of_the_interventional_walk():
+    "tree_method='exact' with gamma prunes nodes that stay in the arrays, reached by no row: both modes as predict and brute force."
+    rng = np.random.default_rng(14)
+    X = rng.normal(size=(300, 4)); y = X[:, 0] * 2 + X[:, 1] ** 2 + rng.normal(size=300) * 0.5
+    model = xgboost.XGBRegressor(n_estimators=20, max_depth=4, tree_method="exact", gamma=1.0).fit(X, y)
+    trees = json.loads(model.get_booster().save_raw("json"))["learner"]["gradient_booster"]["model"]["trees"]
+    assert sum(int(t["tree_param"]["num_deleted"]) for t in trees) > 0                # pruned nodes are in the arrays
+    margin = model.predict(X[:10], output_margin=True)
+    for data in (None, X[:40]):
+        explainer = TreeExplainer(model, data)
+        assert np.abs(explainer.expected_value + explainer.shap_values(X[:10]).sum(1) - margin).max() < 1e-5
+    frame = pd.DataFrame(X, columns=list("abcd"))
+    values = TreeExplainer(model, X[:40]).shap_values(X[:2])
+    for i in range(2):
+        truth, _ = brute_force_marginal(lambda rows: model.predict(rows.to_numpy(), output_margin=True), frame.iloc[i], frame[:40])
+        assert np.abs(values[i] - truth).max() < 1e-5
+
+
 def _sentinel_model(sentinel):
     X = np.abs(FRAME[NUMERIC].fillna(1.0).to_numpy()) + 1.0
     X[np.random.default_rng(11).random(X.shape) < 0.25] = sentinel

@@ -13,7 +13,8 @@ from shapnb.exact.trees.explainer import TreeExplainer
 
 INTERACTIONS = ["SII", "k-SII", "STII", "BII"]
 SEMIVALUES = ["shapley", "banzhaf", ("weighted_banzhaf", 0.2), ("weighted_banzhaf", 0.0), ("weighted_banzhaf", 1.0),
-              ("beta_shapley", 16, 1), ("beta_shapley", 0.5, 3)]
+              ("beta_shapley", 16, 1), ("beta_shapley", 0.5, 3),
+              ("beta_shapley", 1e12, 1e12), ("beta_shapley", 1e14, 3.0)]   # large parameters: the moments by rising factorials
 
 rng = np.random.default_rng(7)
 P = 7

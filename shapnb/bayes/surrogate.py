@@ -31,7 +31,7 @@ def _check_gp_options(kernel, criterion, hyper_fit, noise):
     if kernel not in GP_KERNELS: raise ValueError(f"kernel must be one of {GP_KERNELS}, got {kernel!r}")
     if criterion not in CRITERIA: raise ValueError(f"criterion must be one of {CRITERIA}, got {criterion!r}")
     if hyper_fit not in HYPER_FITS: raise ValueError(f"hyper_fit must be one of {HYPER_FITS}, got {hyper_fit!r}")
-    if isinstance(noise, (bool, np.bool_)) or not isinstance(noise, numbers.Real) or not (np.isfinite(noise) and noise > 0):
+    if isinstance(noise, (bool, np.bool_)) or not isinstance(noise, numbers.Real) or not (np.isfinite(float(noise)) and noise > 0):
         raise ValueError(f"noise must be a positive finite number, got {noise!r}")
 
 # %% ../../nbs/35_gp_surrogate.ipynb #81dfd5ca

@@ -8,7 +8,7 @@ import functools
 import numbers
 from dataclasses import dataclass
 import numpy as np
-from scipy.special import roots_jacobi, betaln, gammaln
+from scipy.special import roots_jacobi, gammaln
 from .validation import check_int, check_finite, evaluate_game
 from .games import mask_to_coalition, coalition_sizes, shapley_weights
 from .beta import check_product_factors
@@ -50,9 +50,12 @@ def _jacobi_polish(m: int, s: np.ndarray, nu: float, mu: float):
 def _gauss_jacobi_rule(m: int, t_power: float, u_power: float):
     "The cached m-point rule of the density ∝ t^t_power (1 − t)^u_power as `(t, 1 − t, w)`, t increasing."
     if t_power == 0 and u_power == 0: return _gauss_legendre_rule(m)
-    with np.errstate(all="ignore"): x, _ = roots_jacobi(m, u_power, t_power)   # starting points only
-    if not np.isfinite(x).all():
-        raise ValueError(f"no Gauss–Jacobi rule with {m} nodes for t^{t_power} (1 - t)^{u_power}: the parameters are too large")
+    too_large = (f"no Gauss–Jacobi rule with {m} nodes for t^{t_power} (1 - t)^{u_power}: the parameters are too large (the "
+                 "density is all but a point mass at t = μ/(μ + ν); its weighted Banzhaf value, with w that point, is the limit)")
+    try:
+        with np.errstate(all="ignore"): x, _ = roots_jacobi(m, u_power, t_power)   # starting points only
+    except ValueError: raise ValueError(too_large) from None                       # scipy's eigensolver met inf or NaN
+    if not np.isfinite(x).all(): raise ValueError(too_large)
     t0 = (1 + x) / 2
     upper, pivot = t0 >= 0.5, np.argmin(np.abs(t0 - 0.5))
     with np.errstate(all="ignore"):                         # a failed polish is caught below, with its reason
@@ -65,6 +68,7 @@ def _gauss_jacobi_rule(m: int, t_power: float, u_power: float):
         t, u, w = t[order], u[order], np.exp(lw[order] - lw.max())
         w = w / w.sum()
     if not (np.isfinite(w).all() and (t > 0).all() and (u > 0).all() and (np.diff(t) > 0).all()):
+        if max(t_power, u_power) > 1: raise ValueError(too_large)
         raise ValueError(f"no Gauss–Jacobi rule with {m} nodes for t^{t_power} (1 - t)^{u_power}: the root finder failed (an "
                          "exponent this close to -1 puts nearly all the mass at an end point); use exact enumeration "
                          "(exact_semivalues) or less extreme Beta parameters")
@@ -81,8 +85,9 @@ def _check_power(x, name: str) -> float:
     "An exponent of the Beta density: a finite real number > −1."
     if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {x!r} of type {type(x).__name__}")
+    x = float(x)                                            # a Fraction or numpy scalar too
     if not (np.isfinite(x) and x > -1): raise ValueError(f"{name} must be a finite number > -1, got {x}")
-    return float(x)
+    return x
 
 def gauss_jacobi_01(m: int,              # number of nodes, at least 1
                     t_power: float = 0.0, # exponent μ of t in the density ∝ t^μ (1 − t)^ν, > −1
@@ -92,6 +97,18 @@ def gauss_jacobi_01(m: int,              # number of nodes, at least 1
     m = check_int(m, "the number of quadrature nodes m", minimum=1)
     t, _, w = _gauss_jacobi_rule(m, _check_power(t_power, "t_power"), _check_power(u_power, "u_power"))
     return t, w
+
+# %% ../../nbs/03a_indices.ipynb #4ff54a18
+def _beta_ratio(a: float, # first Beta parameter, > 0
+                b: float, # second Beta parameter, > 0
+                n: int,   # s runs over 0..n
+               ) -> np.ndarray:
+    "$\\mathrm B(s+a, n-s+b)/\\mathrm B(a,b) = (a)_s(b)_{n-s}/(a+b)_n$ for s = 0..n, from the logs of the rising factorials' factors."
+    k = np.arange(n)
+    rise_a = np.concatenate([[0.0], np.cumsum(np.log(a + k))])
+    rise_b = np.concatenate([[0.0], np.cumsum(np.log(b + k))])
+    s = np.arange(n + 1)
+    return np.exp(rise_a[s] + rise_b[n - s] - np.log(a + b + k).sum())
 
 # %% ../../nbs/03a_indices.ipynb #b2fccb64
 @dataclass(frozen=True)
@@ -113,10 +130,10 @@ class IndexMeasure:
                ) -> np.ndarray:
         "$\\int_0^1 t^{s}(1-t)^{n-s}\\,d\\omega(t)$ for $s=0..n$: the weight of one coalition of size s among n other players."
         n = check_int(n, "n", minimum=0)
-        s = np.arange(n + 1)
-        if self.point is not None: return float(self.point) ** s * (1.0 - float(self.point)) ** (n - s)
-        mu, nu = self.t_power, self.u_power
-        return np.exp(betaln(s + mu + 1, n - s + nu + 1) - betaln(mu + 1, nu + 1))
+        if self.point is not None:
+            s = np.arange(n + 1)
+            return float(self.point) ** s * (1.0 - float(self.point)) ** (n - s)
+        return _beta_ratio(self.t_power + 1, self.u_power + 1, n)
 
     def exact_nodes(self,
                     degree: int, # degree of the polynomial integrand (−1 for none)
@@ -147,8 +164,9 @@ def _check_real(x, name: str) -> float:
     "A finite real number (bools refused)."
     if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {x!r} of type {type(x).__name__}")
+    x = float(x)                                            # a Fraction or numpy scalar too
     if not np.isfinite(x): raise ValueError(f"{name} must be finite, got {x}")
-    return float(x)
+    return x
 
 def check_semivalue(index, # "shapley", "banzhaf", ("weighted_banzhaf", w) or ("beta_shapley", alpha, beta)
                    ) -> tuple:
@@ -190,8 +208,8 @@ def semivalue_weights(index, # "shapley", "banzhaf", ("weighted_banzhaf", w) or 
     if index[0] == "shapley": return shapley_weights(p)                           # s!(p−1−s)!/p!
     if index[0] == "banzhaf": return np.full(p, 0.5 ** (p - 1))
     if index[0] == "weighted_banzhaf": return index[1] ** s * (1 - index[1]) ** (p - 1 - s)
-    alpha, beta = index[1], index[2]                                               # Kwon & Zou: w(j)/n, j = s + 1
-    return np.exp(betaln(s + beta, p - 1 - s + alpha) - betaln(alpha, beta))
+    alpha, beta = index[1], index[2]               # Kwon & Zou: w(j)/n = B(j + beta - 1, n - j + alpha) / B(alpha, beta), j = s + 1
+    return _beta_ratio(beta, alpha, p - 1)
 
 # %% ../../nbs/03a_indices.ipynb #c1a1856e
 INTERACTIONS = ("SII", "BII", "STII", "k-SII")

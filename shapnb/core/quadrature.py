@@ -166,8 +166,9 @@ def _check_tolerance(tol) -> float:
     "A relative tolerance: a finite real number ≥ 0."
     if isinstance(tol, (bool, np.bool_)) or not isinstance(tol, numbers.Real):
         raise TypeError(f"tol must be a real number, got {tol!r} of type {type(tol).__name__}")
+    tol = float(tol)
     if not np.isfinite(tol) or tol < 0: raise ValueError(f"tol must be a finite number >= 0, got {tol}")
-    return float(tol)
+    return tol
 
 def product_shapley_auto(a,                   # factors of the players in the coalition, shape (..., p): one game per leading index
                          b=1.0,               # factors of the players outside it, broadcast to a's shape

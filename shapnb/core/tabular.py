@@ -262,6 +262,19 @@ def _unify_column(a, b, column: str, a_what: str, b_what: str):
                              f"or the text 'False' read as a boolean): give both the same dtype")
     return a, b
 
+def _check_array_codes(X, data, what: str, data_what: str, x_array: bool):
+    "Refuse an array's numbers beside the other side's categorical column of numeric categories: values or codes, nobody can tell."
+    import pandas as pd
+    (array, array_what), (frame, frame_what) = ((X, what), (data, data_what))[::1 if x_array else -1]
+    for column in frame.columns:
+        dtype = frame[column].dtype
+        if (isinstance(dtype, pd.CategoricalDtype) and pd.api.types.is_numeric_dtype(dtype.categories.dtype)
+                and _numeric_like(array[column])):
+            raise ValueError(f"column {column!r} is categorical in {frame_what}, with numeric categories "
+                             f"{list(dtype.categories)[:5]}{' ...' if len(dtype.categories) > 5 else ''}, but {array_what} is an "
+                             "array, whose numbers may be the categories or their codes (LightGBM and XGBoost read an array's "
+                             f"categorical column as codes): give {array_what} as a DataFrame with the same dtype, or both as arrays")
+
 def match_frames(X,                      # rows to explain: array, DataFrame or Series
                  data,                   # background rows: array or DataFrame
                  what: str = "X",        # the rows' name in messages
@@ -270,7 +283,8 @@ def match_frames(X,                      # rows to explain: array, DataFrame or 
     "`(X, data)` with the same columns in `data`'s order and one dtype per column (frames if either is one); arrays width-checked."
     import pandas as pd
     check_tabular(X, what); check_tabular(data, data_what)
-    if not (is_frame(X) or is_series(X) or is_frame(data)):
+    x_array, data_array = not (is_frame(X) or is_series(X)), not is_frame(data)
+    if x_array and data_array:
         X, data = np.asarray(X), np.asarray(data)
         if data.ndim != 2 or data.shape[1] != X.shape[-1] or len(data) == 0:
             raise ValueError(f"{data_what} must have shape (n, {X.shape[-1]}) with n >= 1, like {what}; got {data.shape}")
@@ -285,6 +299,7 @@ def match_frames(X,                      # rows to explain: array, DataFrame or 
     order = _column_order(X.columns, [str(c) for c in data.columns], what, f"{data_what}'s columns")
     if order != list(range(X.shape[1])): X = X.iloc[:, order]
     if list(X.columns) != list(data.columns): X = X.set_axis(data.columns, axis=1)   # one spelling of the labels
+    if x_array or data_array: _check_array_codes(X, data, what, data_what, x_array)
     if list(X.dtypes) == list(data.dtypes): return X, data
     X, data = X.copy(), data.copy()
     for j, column in enumerate(data.columns):

@@ -80,7 +80,7 @@ def _tree_shapes(nodes, n_features):
     depth_out, distinct_out = np.zeros(T, np.int64), np.zeros(T, np.int64)
     seen, slot_of = np.zeros(n_features, np.int64), np.zeros(n_features, np.int64)   # per feature: splits on the path, its slot
     n = len(left)
-    depth = np.empty(n, np.int64); distinct = np.empty(n, np.int64); slot = np.full(n, -1, np.int64)
+    depth = np.zeros(n, np.int64); distinct = np.zeros(n, np.int64); slot = np.full(n, -1, np.int64)   # 0 at nodes no walk reaches (XGBoost's pruned ones)
     stack = np.empty(2 * n + 1, np.int64)     # nodes to enter, and ~node to leave split `node` (its feature off the path)
     for t in range(T):
         sp = 0; stack[0] = roots[t]
