@@ -124,9 +124,24 @@ def test_multiclass_ovr_models_explain_the_pairwise_decisions():
     X, _, labels = _data()
     ovr = SVC().fit(X, labels)                             # default decision_function_shape="ovr"
     ovo = SVC(decision_function_shape="ovo").fit(X, labels)
-    explainer = ProductKernelExplainer(ovr)
+    with pytest.warns(UserWarning, match="decision_function_shape='ovr'"):   # the shapes coincide for 3 classes: said aloud
+        explainer = ProductKernelExplainer(ovr)
     np.testing.assert_allclose(explainer.shap_values(X[:3]).sum(1) + explainer.expected_value,
                                ovo.decision_function(X[:3]), atol=1e-9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ProductKernelExplainer(ovo)                        # what decision_function returns: nothing to warn about
+
+
+def test_svr_without_support_vectors_is_its_intercept():
+    X, y, _ = _data()
+    model = SVR(epsilon=10.0).fit(X, 0.01 * X[:, 0])      # every target inside the tube: no support vector
+    assert len(model.support_vectors_) == 0
+    for data in (None, X[:20]):
+        explainer = ProductKernelExplainer(model, data)
+        np.testing.assert_array_equal(explainer.shap_values(X[:4]), np.zeros((4, X.shape[1])))
+        np.testing.assert_allclose(explainer.expected_value, model.intercept_[0], rtol=0, atol=1e-15)
+        np.testing.assert_allclose(model.predict(X[:4]), explainer.expected_value, rtol=0, atol=1e-15)
 
 def test_models_fitted_on_sparse_rows_equal_their_dense_fit():
     import scipy.sparse as sps

@@ -5,6 +5,7 @@
 # %% ../../nbs/15_kernels.ipynb #01fea091
 from __future__ import annotations
 import math
+import warnings
 import numpy as np
 from numba import njit
 from ..core.validation import check_int, check_coalitions, check_finite
@@ -564,6 +565,8 @@ def kernel_expansion(model, # a fitted SVR, NuSVR, OneClassSVM, SVC, NuSVC, Kern
         alpha = _ovo_coefficients(model, dual) if multi else dual[0][:, None]
         intercept = np.asarray(model.intercept_, dtype=float)
     support = support.toarray() if issparse(support) else support
+    if support.shape[0] == 0:   # no support vector (an SVR whose epsilon tube holds every target): the constant intercept
+        support, alpha = np.zeros((1, support.shape[1])), np.zeros((1, alpha.shape[1]))
     return np.asarray(support, dtype=float), alpha, intercept, kernel, gamma
 
 # %% ../../nbs/15_kernels.ipynb #e5e0fd0c
@@ -584,6 +587,12 @@ class ProductKernelExplainer:
         classes = getattr(model, "classes_", None)
         self.output_names = None if self.single_output or classes is None or len(classes) < 3 else \
             [f"{a} vs {b}" for i, a in enumerate(classes) for b in classes[i + 1:]]   # the one-vs-one pairs, in order
+        if self.output_names is not None and getattr(model, "decision_function_shape", None) == "ovr":
+            warnings.warn(f"this {type(model).__name__} has decision_function_shape='ovr' (scikit-learn's default), whose columns "
+                          "are votes plus squashed confidences, not a kernel expansion: it is explained through its one-vs-one "
+                          f"pair decisions {self.output_names[:3]}{' ...' if len(self.output_names) > 3 else ''}, which the "
+                          "values add up to. Set model.decision_function_shape = 'ovo' (no refit) to have decision_function "
+                          "return them", UserWarning, stacklevel=2)
         m = _check_nodes(m)                                       # checked now, not at the first call
         if block_size is not None: block_size = check_int(block_size, "block_size", minimum=1)
         self.m, self.block_size, self.tol = m, block_size, _check_tolerance(tol)
