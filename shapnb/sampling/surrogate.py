@@ -7,7 +7,6 @@ from __future__ import annotations
 import copy
 import warnings
 import numpy as np
-from scipy.special import gammaln
 from scipy.stats import t as student_t
 from sklearn.base import clone
 from sklearn.ensemble import GradientBoostingRegressor
@@ -15,7 +14,7 @@ from ..core.validation import check_int, check_n_players, check_coalitions, eval
 from ..core.explanation import Explanation
 from ..core.scale import evaluate_coalitions
 from ..exact.trees import TreeExplainer
-from .design import CoalitionDesign, wallenius_design, shapley_kernel
+from .design import CoalitionDesign, wallenius_design, shapley_kernel, _log_comb
 from .regression import sum_zero_basis, check_identifiable, residual_df, DF_MIN, standardise_values
 from .bootstrap import replicate_multiplicities, replicate_se, without_spread
 
@@ -31,10 +30,9 @@ def population_gram(p: int, # number of players, at least 2
     if p < 2: raise ValueError("the population Gram matrix needs p >= 2 players")
     s = np.arange(1, p)
     k = shapley_kernel(p, s)
-    log_comb = lambda n, r: gammaln(n + 1.0) - gammaln(r + 1.0) - gammaln(n - r + 1.0)
-    d = (k * np.exp(log_comb(p - 1, s - 1))).sum()                        # coalitions holding a given player
+    d = (k * np.exp(_log_comb(p - 1, s - 1))).sum()                        # coalitions holding a given player
     two = s >= 2
-    o = (k[two] * np.exp(log_comb(p - 2, s[two] - 2))).sum()              # coalitions holding two given players
+    o = (k[two] * np.exp(_log_comb(p - 2, s[two] - 2))).sum()              # coalitions holding two given players
     P = sum_zero_basis(p)
     return P.T @ ((d - o) * np.eye(p) + o) @ P
 

@@ -693,8 +693,9 @@ def _from_xgboost(model, iteration_range=None) -> TreeEnsemble:
     gbm = learner["gradient_booster"]
     if gbm["name"] not in ("gbtree", "dart"): raise ValueError(f"XGBoost booster {gbm['name']!r} is not supported; expected 'gbtree' or 'dart'")
     forest = gbm["model"] if gbm["name"] == "gbtree" else gbm["gbtree"]["model"]
-    weight = np.asarray(gbm.get("weight_drop", np.ones(len(forest["trees"]))), np.float32)   # dart: each tree's weight in predict
-    if weight.shape != (len(forest["trees"]),): raise ValueError(f"the dart model has {len(weight)} tree weights for {len(forest['trees'])} trees")
+    weight = np.asarray(gbm["weight_drop"], np.float32) if gbm["name"] == "dart" else None   # dart: each tree's weight in predict
+    if weight is not None and weight.shape != (len(forest["trees"]),):
+        raise ValueError(f"the dart model has {len(weight)} tree weights for {len(forest['trees'])} trees")
     if any(int(tree.get("tree_param", {}).get("size_leaf_vector", 1)) > 1 for tree in forest["trees"]):
         raise ValueError("XGBoost models with multi_strategy='multi_output_tree' (trees with vector leaves, one split for every "
                          "target) are not supported; fit with multi_strategy='one_output_per_tree' (the default)")
@@ -709,7 +710,8 @@ def _from_xgboost(model, iteration_range=None) -> TreeEnsemble:
     chosen = range(int(indptr[begin]), int(indptr[end]))
     if len(chosen) == 0: raise ValueError("the model has no trees in the chosen boosting rounds")
     trees = [_xgboost_tree(forest["trees"][i]) for i in chosen]
-    for tree, i in zip(trees, chosen): tree["value"] = tree["value"] * np.float64(weight[i])
+    if weight is not None:
+        for tree, i in zip(trees, chosen): tree["value"] = tree["value"] * np.float64(weight[i])
     outputs = np.asarray(forest["tree_info"], np.int64)[list(chosen)]
     missing = getattr(model, "missing", np.nan)
     ensemble = TreeEnsemble(trees, np.zeros(k), p, np.float32, outputs, model_feature_names(model),
