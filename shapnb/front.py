@@ -104,7 +104,7 @@ def _explain_game(game, p, method, budget, seed, progress, options, executor=Non
     options.setdefault("progress", progress)
     return _estimate(shapleig(game, p, budget, seed=seed, executor=executor, chunk_size=chunk_size, **options))
 
-# %% ../nbs/41_explain.ipynb #ed989f24
+# %% ../nbs/41_explain.ipynb #d99ead66
 PROGRESS_ROWS = 20_000   # the exact explainers show a progress bar from this many rows on
 
 def _row_block(X, lo: int, hi: int):
@@ -134,6 +134,18 @@ def _is_classifier(model) -> bool:
     "Whether `model` is a fitted classifier (scikit-learn's convention, or `classes_` with `predict_proba`), whose predict gives labels."
     return getattr(model, "_estimator_type", None) == "classifier" or (hasattr(model, "classes_") and hasattr(model, "predict_proba"))
 
+def _row_se_details(se: list, notes: list) -> dict | None:
+    "Details of a batch whose rows' standard errors `se` (None where a row's estimator declined, saying why in `notes`) are all or none."
+    declined = [i for i, s in enumerate(se) if s is None and notes[i]]   # an estimator that gives no se says why
+    if not declined: return None
+    if len(se) == 1 or len(declined) == len(se): return {"se_note": notes[declined[0]]}
+    return {"se_note": f"{len(declined)} of the {len(se)} rows give no standard errors (rows {declined[:10]}"
+                       f"{' ...' if len(declined) > 10 else ''}), and an Explanation holds them for every row or none: the other "
+                       f"rows' standard errors are in details['row_se'] (None where a row declined). Row {declined[0]}: {notes[declined[0]]}",
+            "row_se": se}
+
+
+# %% ../nbs/41_explain.ipynb #ed989f24
 def _explain_model(model, X, method, data, budget, seed, progress, names, options, executor=None, chunk_size=None) -> Explanation:
     "Explanation of the (matched) rows `X` of a model, the rows or each row's game evaluations run through `executor` if given."
     if method in ("tree", "kernel"):
@@ -158,10 +170,9 @@ def _explain_model(model, X, method, data, budget, seed, progress, names, option
         out = [_explain_game(MarginalGame(predict, row(i), data), p, method, budget, rng, False, dict(options), executor, chunk_size)
                for i in progress_bar(range(len(X)), enabled=progress and len(X) > 1, desc=f"{method} rows")]
     v, base, se, sd, n, notes = map(list, zip(*out))
-    declined = [note for s, note in zip(se, notes) if s is None and note]   # an estimator that gives no se says why
     return Explanation(np.array(v), np.array(base), se=None if any(s is None for s in se) else np.array(se),
                        sd=None if any(s is None for s in sd) else np.array(sd), data=X, feature_names=names,
-                       n_evals=np.array(n), method=method, details={"se_note": declined[0]} if declined else None)
+                       n_evals=np.array(n), method=method, details=_row_se_details(se, notes))
 
 # %% ../nbs/41_explain.ipynb #adf20d1d
 def _names_in_model_order(names, given: list, matched: list) -> list:

@@ -846,7 +846,7 @@ def test_refusals_of_rows():
     with pytest.raises(ValueError, match=r"X has date/time columns \['age'\], which cannot be explained as they are"):
         TreeExplainer(hgb).shap_values(frame.assign(age=pd.Timestamp("2024-01-01")))
     with pytest.raises(ValueError, match=r"X's column 'city' has categories \['nuuk'\] that the model was not fitted with, "
-                                         r"so they have no branch of their own: map them to a known category or to NaN \(missing\)"):
+                                         r"so they have no branch of their own: map them to a known category, or to NaN to have them explained as missing"):
         TreeExplainer(xgb).shap_values(with_unseen(frame))
     with pytest.raises(TypeError, match=r"X is a sparse matrix \(csr_matrix\); sparse rows of HistGradientBoosting models "
                                         r"are not supported: pass dense rows \(X.toarray\(\)\)"):

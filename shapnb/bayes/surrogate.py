@@ -167,6 +167,8 @@ def gp_surrogate_shap(game,                         # callable on a boolean (k, 
                        bootstrap=bootstrap, n_boot=n_boot)
     details = dict(e.details, kernel=kernel, hyper_fit=hyper_fit, active=active, n_active=0 if anchors is None else n_active,
                    anchors=anchors, eig_run=eig_run, design_budget=rest)
+    if e.details["design"] is None:   # p = 1: v(N) - v(∅), exact (surrogate_shap warned)
+        return Explanation(e.values, e.base_values, se=e.se, n_evals=counted.n_evals, method="gp_surrogate_shap", details=details)
     se, scale = e.se, float(np.abs(np.append(e.details["game_values"], e.details["v_full"]) - e.base_values).max())
     if se is not None and not e.details["design"].enumerated and se.max() < FIT_RESOLUTION * scale:
         se = None

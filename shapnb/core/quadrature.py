@@ -152,6 +152,8 @@ def product_shapley(a,                    # factors of the players in the coalit
         a, b, c = check_product_factors(a, b, c)
         m = exact_nodes(a.shape[-1]) if m is None else check_int(m, "the number of quadrature nodes m", minimum=1)
         phi = _rule_values(a, b, c, *_gauss_legendre_rule(m))
+    if not np.isfinite(phi).all():   # finite factors, values beyond float64 (the logs were finite): refused, not inf
+        raise ValueError("the Shapley values exceed the largest double; divide c (the games' scale) by a constant")
     if not return_residual: return phi
     return phi, phi.sum(-1) - _efficiency_gain(a, b, c)
 

@@ -16,7 +16,7 @@ from .regression import IllConditionedWarning, sum_zero_basis, standardise_value
 from .design import coalition_rank
 
 # %% auto #0
-__all__ = ['BOOTSTRAPS', 'PROGRESS_WORK', 'BOOT_UNITS', 'symmetric_multiplicities', 'doubled_half_multiplicities',
+__all__ = ['BOOTSTRAPS', 'PROGRESS_WORK', 'BOOT_UNITS', 'ROUNDING_EPS', 'symmetric_multiplicities', 'doubled_half_multiplicities',
            'replicate_multiplicities', 'jackknife_multiplicities', 'replicate_estimates', 'naive_ht_se',
            'check_bootstrap', 'replicate_se', 'jackknife_se', 'standard_errors', 'df_inflation', 'satterthwaite_df',
            'satterthwaite_inflation', 'auto_method', 'without_spread', 'reported_standard_errors']
@@ -351,15 +351,19 @@ def auto_method(design: CoalitionDesign, # the design of the estimate
     return "symmetric" if design.n_units >= BOOT_UNITS * (design.p - 1) else "jackknife"
 
 # %% ../../nbs/22_bootstrap.ipynb #81248964
+ROUNDING_EPS = 16   # machine epsilons of the largest |v| within which a standard error is rounding
+
 def without_spread(se,          # (p,) standard errors
                    values,      # (p,) the estimate
                    game_values, # the game values it was computed from
                    v_empty: float, # v(∅)
                    v_full: float,  # v(N)
                   ) -> np.ndarray:
-    "Players (p,) bool whose standard error is rounding: at most 1e-12 of the largest |value| or |game value|."
-    size = max(np.abs(values).max(), np.abs(game_values).max(initial=0.0), abs(v_empty), abs(v_full))
-    return np.asarray(se) <= 1e-12 * size
+    "Players (p,) bool whose standard error is rounding: at most ROUNDING_EPS epsilons of the largest |game value|, or 1e-12 of the game's spread."
+    game_values = np.asarray(game_values, dtype=float)
+    size = max(np.abs(game_values).max(initial=0.0), abs(v_empty), abs(v_full))          # what rounding scales with
+    spread = max(np.abs(values).max(), np.abs(game_values - v_empty).max(initial=0.0), abs(v_full - v_empty))   # shift-free
+    return np.asarray(se) <= max(ROUNDING_EPS * np.finfo(float).eps * size, 1e-12 * spread)
 
 # %% ../../nbs/22_bootstrap.ipynb #d06f0728
 def _decline_note(design: CoalitionDesign, df: int, rank: int, ridge: float) -> str:
@@ -400,9 +404,10 @@ def reported_standard_errors(estimate: Explanation,  # a KernelSHAP estimate: it
     df = d.n_units - rank
     used = auto_method(d) if method == "auto" else method
     out = dict(se=None, replicates=None, se_method=used, df=int(df), se_inflation=1.0, se_note=None)
+    jk_df = sum(len(units) - 1 for units in _jackknife_groups(d) if len(units) >= 2) if used == "jackknife" else DF_MIN
     if not d.enumerated:
         if rank < d.p - 1 or df < DF_MIN: return {**out, "se_method": None, "se_note": _decline_note(d, df, rank, float(estimate.details.get("ridge", 0.0)))}
-        if used == "jackknife" and len(jackknife_multiplicities(d)[0]) == 0:
+        if jk_df == 0:
             return {**out, "se_method": None, "se_note": (f"no standard errors at budget {d.n_evals} for p = {d.p}: a single "
                     "sampled unit lies outside the enumerated strata, and its variance cannot be estimated from one unit")}
     se, reps = standard_errors(estimate, used, n_boot=n_boot, seed=seed, progress=progress)
@@ -418,6 +423,11 @@ def reported_standard_errors(estimate: Explanation,  # a KernelSHAP estimate: it
                 "estimate. For a game without interactions of order three or more (additive or pairwise, which paired "
                 "designs fit exactly) the values are then exact; for any other game the fit interpolates the sampled units "
                 "and its error is unseen. A larger budget, or enumerating every coalition, decides.")}
+    if not d.enumerated and jk_df < DF_MIN:   # replicates that vary, but with too few degrees of freedom
+        return {**out, "se_method": None, "se_note": (f"no standard errors at budget {d.n_evals} for p = {d.p}: the sampled "
+                f"units outside the enumerated strata differ from each other in only {jk_df} degree{'s' if jk_df > 1 else ''} "
+                f"of freedom (an interval needs at least DF_MIN = {DF_MIN}), too few to estimate their variance. The "
+                f"{2 ** d.p - d.n_evals} coalitions not evaluated would make the values exact (budget {2 ** d.p}).")}
     if used == "jackknife" and not d.enumerated: out["se_inflation"] = df_inflation(df)
     elif used in ("symmetric", "doubled_half") and not d.enumerated and d.n_units >= BOOT_UNITS * (d.p - 1):
         # the design-based bootstraps where their linearisation holds: Student's quantile (below, they overstate anyway)

@@ -191,7 +191,8 @@ def _category_codes(values,          # one column: a pandas Series or a 1-D arra
     if unknown.any() and codes.unknown == "error":
         seen = sorted({str(v) for v in raw[unknown]})
         raise ValueError(f"{what}'s column {column!r} has categories {seen[:5]}{' ...' if len(seen) > 5 else ''} that the model was "
-                         "not fitted with, so they have no branch of their own: map them to a known category or to NaN (missing)")
+                         "not fitted with, so they have no branch of their own: map them to a known category, or to NaN to have them "
+                         "explained as missing values (which is not always where the model's own predict sends an unseen category)")
     out = index.astype(np.float64)
     out[(index < 0) | missing] = np.nan
     return out
