@@ -158,7 +158,7 @@ def main(argv=None, # command-line arguments, None for sys.argv[1:]
                                             "models and rows (needs the bench and dev extras); the options of `shapnb-bench-trees`.",
                                 formatter_class=defaults)
     bench.add_argument("--scale", type=float, default=1.0, help="shrink models and rows (e.g. 0.1 for a quick run)")
-    bench.add_argument("--threads", type=int, nargs="*", default=argparse.SUPPRESS, help="thread counts (default: 1 and all cores)")
+    bench.add_argument("--threads", type=int, nargs="+", default=argparse.SUPPRESS, help="thread counts (default: 1 and all cores)")
     bench.add_argument("--repeats", type=int, default=3, help="timed runs per explainer; the best is kept")
     bench.add_argument("--only", nargs="*", default=argparse.SUPPRESS, help="configuration names to run (default: all)")
     bench.add_argument("--interventional", action="store_true",

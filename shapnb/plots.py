@@ -398,8 +398,8 @@ def waterfall(expl: Explanation,     # the explanation, of one output
     show, rest = _top(np.abs(vals), max_display)
     steps = [(_label(expl.feature_names[j], None if data is None else data[j]), vals[j], None if s is None else z * s[j])
              for j in show]
-    if len(rest): steps.append((f"{len(rest)} other features", vals[rest].sum(),
-                                None if s is None else z * float(np.sqrt((s[rest] ** 2).sum()))))
+    if len(rest): steps.append((f"{len(rest)} other features", vals[rest].sum(),   # correlated estimates: their bound adds up, as in `bar`
+                                None if s is None else z * float(s[rest].sum())))
     steps = steps[::-1]                                   # smallest at the bottom, drawn first
     base = float(expl.base_values)
     ax = _axes(ax, 0.4 * len(steps) + 1.6)

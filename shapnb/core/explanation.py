@@ -360,7 +360,8 @@ _method(_interval)
 
 # %% ../../nbs/04_explanation.ipynb #c6a4e201
 def _efficient(self) -> bool:
-    "Whether the values share out f(x) − base value: Shapley values (SII's first order, Beta-Shapley(1, 1)); not other semivalues or indices."
+    "Whether the values share out f(x) − base value: Shapley values (SII's first order, Beta-Shapley(1, 1)); not other semivalues or indices, nor |φ|."
+    if self._folded: return False                       # e.abs: |φ| does not add up to anything
     index = self._details.get("index")
     if index is None: return True
     for canonical, efficient in ((check_semivalue, (("shapley",), ("beta_shapley", 1.0, 1.0))), (check_interaction, ("SII",))):
@@ -375,7 +376,8 @@ def _efficiency_residual(self,
                         ) -> np.ndarray:
     "Residual $\\sum_i\\phi_i + \\text{base} - f(x)$ per row and output, given the predictions $f(x)$."
     if not self.efficient:
-        warnings.warn(f"these are {self._details['index']!r} values, which need not add up to f(x) - base value: the residual "
+        what = "absolute values |phi| (e.abs)" if self._folded else f"{self._details['index']!r} values"
+        warnings.warn(f"these are {what}, which need not add up to f(x) - base value: the residual "
                       "measures how far they are from it, not an error", stacklevel=2)
     if not self._feature_axis: raise ValueError("efficiency needs all the features; this Explanation holds one selected feature")
     shape = self.base_values.shape
@@ -397,6 +399,7 @@ def stack(explanations, # Explanations of single rows or blocks of rows, same fe
                 (first.feature_names, first.output_names, first.method, first._feature_axis):
             raise ValueError("stacked explanations must share feature_names, output_names and method")
         if _index_only(e) != _index_only(first): raise ValueError("stacked explanations must be of one index (details['index'])")
+        if e._folded != first._folded: raise ValueError("stacked explanations must be all absolute values (e.abs) or all signed values")
         for name in ("_se", "_sd", "_data"):
             if (getattr(e, name) is None) != (getattr(first, name) is None):
                 raise ValueError(f"either all or none of the stacked explanations must have {name[1:]}")
@@ -435,7 +438,8 @@ def _to_shap(self,
     try: import shap
     except ImportError: raise ImportError("to_shap needs the shap package: pip install shap") from None
     if not self.efficient:
-        warnings.warn(f"these are {self._details['index']!r} values, which need not add up to f(x) - E f(x): shap's plots (waterfall, force) "
+        what = "absolute values |phi| (e.abs)" if self._folded else f"{self._details['index']!r} values"
+        warnings.warn(f"these are {what}, which need not add up to f(x) - E f(x): shap's plots (waterfall, force) "
                       "draw base + sum of values as the prediction", stacklevel=2)
     bounds = self.interval(level) if self.uncertainty is not None else (None, None)
     base = self.base_values

@@ -251,7 +251,7 @@ def main(argv=None, # command-line arguments (None: sys.argv[1:])
     "Console entry point `shapnb-bench-trees`: print the benchmark table."
     parser = argparse.ArgumentParser(description="Time shapnb's TreeExplainer against shap and FastTreeSHAP (and woodelf, interventional).")
     parser.add_argument("--scale", type=float, default=1.0, help="shrink models and rows (e.g. 0.1 for a quick run)")
-    parser.add_argument("--threads", type=int, nargs="*", help="thread counts (default: 1 and all cores)")
+    parser.add_argument("--threads", type=int, nargs="+", help="thread counts (default: 1 and all cores)")
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per explainer; the best is kept")
     parser.add_argument("--only", nargs="*", help="configuration names to run (default: all)")
     parser.add_argument("--interventional", action="store_true", help="the interventional configurations, with background rows")
