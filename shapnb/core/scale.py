@@ -43,8 +43,11 @@ def check_executor(executor, # None, a concurrent.futures.Executor, or a Dask Cl
                                 "reached; connect again with Client(address) and pass the new client")
         return client.get_executor() if executor is client else executor
     if not isinstance(executor, cf.Executor):
+        labels = hasattr(executor, "shape") or isinstance(executor, (list, tuple))   # shap's shap_values(X, y)
         raise TypeError("executor must be None, a concurrent.futures.Executor (ThreadPoolExecutor, ProcessPoolExecutor) "
-                        f"or a Dask Client / client.get_executor(); got {type(executor).__name__}")
+                        f"or a Dask Client / client.get_executor(); got {type(executor).__name__}"
+                        + (". An array where shap takes labels y (shap_values(X, y), for its log_loss output): shapnb explains "
+                           "the raw output and takes no labels" if labels else ""))
     if getattr(executor, "_shutdown", False) or getattr(executor, "_shutdown_thread", False):
         raise ExecutorError(f"the {type(executor).__name__} has been shut down; create a new one")
     return executor

@@ -6,12 +6,13 @@
 from __future__ import annotations
 import inspect
 import re
+import warnings
 import numpy as np
 from .validation import check_coalitions
 
 # %% auto #0
-__all__ = ['is_frame', 'is_series', 'check_tabular', 'model_feature_names', 'match_columns', 'match_frames', 'HybridRows',
-           'float_rows', 'check_no_infinity']
+__all__ = ['is_frame', 'is_series', 'check_tabular', 'model_feature_names', 'match_columns', 'ReorderedColumnsWarning',
+           'warn_reordered', 'match_frames', 'HybridRows', 'float_rows', 'check_no_infinity']
 
 # %% ../../nbs/06_tabular.ipynb #5d15a107
 def is_frame(X, # anything
@@ -179,6 +180,25 @@ def match_columns(X,                    # rows: an array (n, p) or (p,), a DataF
         raise ValueError(f"{what} must {width or 'be '}one row (p,) or rows (n, p), got shape {X.shape}")
     _check_width(X.shape[-1], n_features, what, X.shape)
     return X
+
+# %% ../../nbs/06_tabular.ipynb #441b7c52
+class ReorderedColumnsWarning(UserWarning):
+    "A frame's columns name the model's features in another order: array results follow the model's order."
+
+def warn_reordered(X,              # rows as given: an array, a DataFrame or a Series
+                   names,          # the model's feature names (the order of the results), or None
+                   what: str = "X", # the argument's name, used in the message
+                  ):
+    "Warn (ReorderedColumnsWarning) when the frame or Series `X` names the features `names` in another order."
+    names = _names(names)
+    if names is None or not (is_frame(X) or is_series(X)): return
+    try: order = _column_order(X.columns if is_frame(X) else X.index, names, what, "the model's features")
+    except ValueError: return                                  # mismatched columns: the matching itself refuses them
+    if order != list(range(len(order))):
+        warnings.warn(f"{what}'s columns are in another order than the model's features; the values follow the model's "
+                      f"order {names[:6]}{' ...' if len(names) > 6 else ''} (explainer.feature_names), not {what}.columns: "
+                      f"label them with those, or use explainer({what}), whose Explanation carries the names",
+                      ReorderedColumnsWarning, stacklevel=3)
 
 # %% ../../nbs/06_tabular.ipynb #cbc23efd
 def _as_frame_like(A, template, what: str):

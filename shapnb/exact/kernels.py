@@ -14,7 +14,7 @@ from ..core.quadrature import (exact_nodes, AutoQuadrature, _check_tolerance, _g
 from ..core.indices import (IndexMeasure, check_semivalue, semivalue_measure, check_interaction, interaction_measure,
                                  _gauss_jacobi_rule, _pair_values)
 from ..core.scale import is_dask_collection, explain_collection, explain_rows, check_executor
-from ..core.tabular import model_feature_names, match_columns, float_rows, is_series
+from ..core.tabular import model_feature_names, match_columns, float_rows, is_series, warn_reordered
 from ..core.explanation import Explanation
 
 # %% auto #0
@@ -618,6 +618,7 @@ class ProductKernelExplainer:
         "Shapley values of the rows of `X`: (n, p), or (n, p, k) for k outputs; (p,) or (p, k) for one 1-D row."
         check_executor(executor)                                    # checked on every route, a Dask collection's too
         if chunk_size is not None: check_int(chunk_size, "chunk_size", minimum=1)
+        warn_reordered(X, self.feature_names)                       # a frame in another order: the values are in the model's
         if is_dask_collection(X): return explain_collection(self, X)
         X = match_columns(X, self.feature_names, "X", self.n_features)   # by name, before the rows are split
         if np.ndim(X) == 2 and len(X) == 0:                       # no rows: no values (as TreeExplainer)

@@ -10,15 +10,15 @@ import numpy as np
 from ...core.explanation import Explanation
 from ...core.indices import check_interaction, check_semivalue, sii_to_shap
 from ...core.scale import is_dask_collection, explain_collection, explain_rows, check_executor
-from ...core.tabular import is_frame
-from ...core.validation import check_int
+from ...core.tabular import is_frame, warn_reordered
+from ...core.validation import check_bool, check_int
 from .ensemble import tree_ensemble
 from .indices import tree_interactions, tree_semivalues
 from .pathwise import pathwise_values
 from .tables import LeafTables, leaf_tables, interventional_tables, table_values
 
 # %% auto #0
-__all__ = ['TreeExplainer']
+__all__ = ['SHAP_MODEL_OUTPUTS', 'TreeExplainer']
 
 # %% ../../../nbs/13_tree_explainer.ipynb #d33b9f2f
 def _check_jobs(n_jobs) -> int:
@@ -38,6 +38,8 @@ def _output_names(model, n_outputs: int) -> list[str] | None:
     return [str(c) for c in classes]
 
 # %% ../../../nbs/13_tree_explainer.ipynb #ca6b0f53
+SHAP_MODEL_OUTPUTS = ("raw", "probability", "log_loss", "predict", "predict_proba")   # shap's model_output values
+
 class TreeExplainer:
     "Exact Shapley values of tree ensembles, with shap's `TreeExplainer` conventions."
     def __init__(self,
@@ -46,10 +48,20 @@ class TreeExplainer:
                  feature_perturbation: str = "auto",     # "auto" (interventional if data is given, else path-dependent, as shap), "interventional" or "tree_path_dependent"
                  n_jobs: int | None = None,              # threads for the rows (None or -1: all of numba's)
                  iteration_range=None,                   # XGBoost and LightGBM: boosting rounds (begin, end) to explain; None: those `predict` uses
+                 *,
+                 model_output: str = "raw",              # shap's option, by name: only "raw" (margins of boosted models, probabilities of scikit-learn forests)
                 ):
+        if feature_perturbation in SHAP_MODEL_OUTPUTS:             # shap's third argument is model_output
+            raise ValueError(f"feature_perturbation={feature_perturbation!r} is one of shap's model_output values: shap's third "
+                             "argument is model_output, shapnb's is feature_perturbation; pass both by name")
         if feature_perturbation not in ("auto", "tree_path_dependent", "interventional"):
             raise ValueError("feature_perturbation must be 'auto', 'tree_path_dependent' or 'interventional'; "
                              f"got {feature_perturbation!r}")
+        if model_output != "raw":
+            raise ValueError(f"model_output={model_output!r}: shapnb explains the raw output only (the margin of a boosted model, "
+                             "the probability of a scikit-learn forest classifier), exactly. For a boosted model's probability "
+                             "or loss, explain that function as a model: shapnb.explain(lambda X: model.predict_proba(X)[:, 1], "
+                             "X, data=background, budget=...) (KernelSHAP with standard errors)")
         if feature_perturbation == "auto": feature_perturbation = "tree_path_dependent" if data is None else "interventional"
         self.feature_perturbation, self.n_jobs = feature_perturbation, _check_jobs(n_jobs)
         self.ensemble, self._tables = tree_ensemble(model, iteration_range), None
@@ -83,15 +95,20 @@ class TreeExplainer:
                     X,                             # rows: array, DataFrame, Series, sparse matrix, or a Dask array/DataFrame (which gives a lazy Dask array)
                     executor=None,                 # None (in-process), or a concurrent.futures.Executor / Dask Client explaining chunks (notebook 05)
                     chunk_size: int | None = None, # rows per chunk sent to the executor (None: a few chunks per worker)
+                    *,
+                    check_additivity: bool = True, # shap's check, in process: base value plus values equal the model's raw output on each row
                    ):
         "Shapley values of each row of `X`: (n, p) for one output, (n, p, k) for k outputs."
         check_executor(executor)                                    # checked on every route, a Dask collection's too
         if chunk_size is not None: check_int(chunk_size, "chunk_size", minimum=1)
+        check_additivity = check_bool(check_additivity, "check_additivity")
+        warn_reordered(X, self.feature_names)                       # a frame in another order: the values are in the model's
         if is_dask_collection(X): return explain_collection(self, X)
         if executor is not None:                                    # frames matched by name, sparse rows densified, first
             return explain_rows(self, X if isinstance(X, np.ndarray) else self.ensemble.matched(X), executor, chunk_size)
         rows, _, single = self.ensemble.as_rows(X)
         phi = self._explain(rows)
+        if check_additivity and len(rows): self._check_additivity(rows, phi)
         if self.ensemble.n_outputs == 1: phi = phi[..., 0]
         return phi[0] if single else phi
 
@@ -99,10 +116,22 @@ class TreeExplainer:
                  X,                             # rows: array, DataFrame, Series or sparse matrix
                  executor=None,                 # None, or an Executor / Dask Client explaining chunks (as in shap_values)
                  chunk_size: int | None = None, # rows per chunk sent to the executor
+                 *,
+                 check_additivity: bool = True, # as in shap_values
                 ) -> Explanation:
         "The Shapley values of the rows `X` as an `Explanation` (shap's `explainer(X)`), with base values, rows and names."
         shown = self._shown(X)
-        return self._explanation(shown, self.shap_values(shown, executor, chunk_size), self.method)
+        return self._explanation(shown, self.shap_values(shown, executor, chunk_size, check_additivity=check_additivity), self.method)
+
+    def _check_additivity(self, rows, phi):
+        "Refuse values whose sum with the base value is not the model's raw output (n, k) on the rows: a bug, never rounding."
+        output = self.ensemble.predict(rows, prepared=True)
+        gap = np.abs(phi.sum(1) + self.expected_value - output)
+        scale = np.abs(phi).sum(1) + np.abs(output) + abs(np.asarray(self.expected_value)).max()
+        if (gap > 1e-9 * scale).any():
+            r = int(np.unravel_index(np.argmax(gap / scale), gap.shape)[0])
+            raise ValueError(f"additivity check failed: on row {r} the base value plus the Shapley values differ from the model's "
+                             f"raw output by {gap[r].max():.3g}. Please report this with the model; check_additivity=False skips the check")
 
     def _shown(self, X):
         "X matched to the model's features (a Dask collection refused: these methods compute now)."
@@ -158,6 +187,7 @@ class TreeExplainer:
                                 X,  # rows: array, DataFrame, Series or sparse matrix
                                ) -> np.ndarray:
         "shap's `shap_interaction_values`: halved SII pair terms off the diagonal, $\\phi_i-\\sum_{j\\ne i}$ of them on it; (n, p, p[, k]), or (p, p[, k]) for one row."
+        warn_reordered(X, self.feature_names)
         _, M, single = self._interactions(X, "SII")
         return self._shaped(np.moveaxis(sii_to_shap(np.moveaxis(M, -1, 1)), 1, -1), single)
 
