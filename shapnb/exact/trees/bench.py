@@ -55,7 +55,7 @@ def configurations(scale: float = 1.0, # shrinks every model and row count (1: t
 # %% ../../../nbs/14_tree_benchmark.ipynb #6c20ce10
 def _explainers(model, threads: int):
     "name -> function explaining rows, for shapnb, shap and FastTreeSHAP on `threads` threads."
-    out = {"shapnb": TreeExplainer(model, n_jobs=threads).shap_values}
+    out = {"shapnb": lambda X, e=TreeExplainer(model, n_jobs=threads): e.shap_values(X, check_additivity=False)}   # as the others
     try:
         import shap
         out["shap"] = lambda X, e=shap.TreeExplainer(model): e.shap_values(X, check_additivity=False)
@@ -115,7 +115,8 @@ def interventional_configurations(scale: float = 1.0, # shrinks every model, row
 # %% ../../../nbs/14_tree_benchmark.ipynb #9f976396
 def _interventional_explainers(model, background, threads: int):
     "name -> function building the explainer on `background` and explaining rows, for shapnb, shap, FastTreeSHAP and woodelf."
-    out = {"shapnb": lambda X: TreeExplainer(model, background, "interventional", n_jobs=threads).shap_values(X)}
+    out = {"shapnb": lambda X: TreeExplainer(model, background, "interventional", n_jobs=threads).shap_values(
+        X, check_additivity=False)}   # as the others
     try:
         import shap
         out["shap"] = lambda X: shap.TreeExplainer(model, background, feature_perturbation="interventional").shap_values(
