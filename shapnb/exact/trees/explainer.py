@@ -123,11 +123,24 @@ class TreeExplainer:
         shown = self._shown(X)
         return self._explanation(shown, self.shap_values(shown, executor, chunk_size, check_additivity=check_additivity), self.method)
 
+    def _output_bound(self) -> np.ndarray:
+        "Per output (k,): the base plus each tree's largest |leaf value|, a bound on every output and term the values sum."
+        e = self.ensemble
+        owner = np.repeat(np.arange(len(e.roots)), np.diff(np.append(e.roots, len(e.left))))
+        leaf = e.left < 0
+        largest = np.zeros((len(e.roots), e.value.shape[1]))
+        np.maximum.at(largest, owner[leaf], np.abs(e.value[leaf]))
+        bound = np.abs(np.asarray(e.base, dtype=float)).copy()
+        every = e.tree_output < 0                              # trees with a leaf value per output, or one for their output
+        bound += largest[every].sum(0) if every.any() else 0.0
+        np.add.at(bound, e.tree_output[~every], largest[~every, 0])
+        return bound
+
     def _check_additivity(self, rows, phi):
         "Refuse values whose sum with the base value is not the model's raw output (n, k) on the rows: a bug, never rounding."
         output = self.ensemble.predict(rows, prepared=True)
         gap = np.abs(phi.sum(1) + self.expected_value - output)
-        scale = np.abs(phi).sum(1) + np.abs(output) + abs(np.asarray(self.expected_value)).max()
+        scale = np.abs(phi).sum(1) + np.abs(output) + self._output_bound()   # rounding scales with the leaves, not with f(x)
         if (gap > 1e-9 * scale).any():
             r = int(np.unravel_index(np.argmax(gap / scale), gap.shape)[0])
             raise ValueError(f"additivity check failed: on row {r} the base value plus the Shapley values differ from the model's "
