@@ -5,6 +5,7 @@
 # %% ../../../nbs/13_tree_explainer.ipynb #fdebebfa
 from __future__ import annotations
 import copy
+import functools
 import numba
 import numpy as np
 from ...core.explanation import Explanation
@@ -123,13 +124,11 @@ class TreeExplainer:
         shown = self._shown(X)
         return self._explanation(shown, self.shap_values(shown, executor, chunk_size, check_additivity=check_additivity), self.method)
 
+    @functools.cached_property
     def _output_bound(self) -> np.ndarray:
         "Per output (k,): the base plus each tree's largest |leaf value|, a bound on every output and term the values sum."
-        e = self.ensemble
-        owner = np.repeat(np.arange(len(e.roots)), np.diff(np.append(e.roots, len(e.left))))
-        leaf = e.left < 0
-        largest = np.zeros((len(e.roots), e.value.shape[1]))
-        np.maximum.at(largest, owner[leaf], np.abs(e.value[leaf]))
+        e = self.ensemble                                      # each tree's nodes are contiguous, from its root on
+        largest = np.maximum.reduceat(np.where((e.left < 0)[:, None], np.abs(e.value), 0.0), e.roots, axis=0)
         bound = np.abs(np.asarray(e.base, dtype=float)).copy()
         every = e.tree_output < 0                              # trees with a leaf value per output, or one for their output
         bound += largest[every].sum(0) if every.any() else 0.0
@@ -140,7 +139,7 @@ class TreeExplainer:
         "Refuse values whose sum with the base value is not the model's raw output (n, k) on the rows: a bug, never rounding."
         output = self.ensemble.predict(rows, prepared=True)
         gap = np.abs(phi.sum(1) + self.expected_value - output)
-        scale = np.abs(phi).sum(1) + np.abs(output) + self._output_bound()   # rounding scales with the leaves, not with f(x)
+        scale = np.abs(phi).sum(1) + np.abs(output) + self._output_bound   # rounding scales with the leaves, not with f(x)
         if (gap > 1e-9 * scale).any():
             r = int(np.unravel_index(np.argmax(gap / scale), gap.shape)[0])
             raise ValueError(f"additivity check failed: on row {r} the base value plus the Shapley values differ from the model's "
