@@ -65,6 +65,17 @@ def shapley_weights(p: int, # number of players
 # %% ../../nbs/01_games.ipynb #a310028f
 EXACT_MAX_PLAYERS = 24  # 2**24 values (128 MB) is the largest table we build
 
+def _to_units(values: np.ndarray) -> tuple[np.ndarray, int]:
+    "A finite value table in units of $2^e$ (exact), e the largest |v|'s exponent, and e: differences near the largest double stay finite."
+    e = int(np.frexp(np.abs(values).max())[1])
+    return np.ldexp(values, -e), e
+
+def _from_units(out: np.ndarray, e: int, what: str) -> np.ndarray:
+    "Results computed in units of $2^e$ back in the game's units; refused if they exceed the largest double."
+    with np.errstate(over="ignore"): out = np.ldexp(out, e)
+    if not np.isfinite(out).all(): raise ValueError(f"the {what} exceed the largest double; divide the game by a constant")
+    return out
+
 def shapley_from_values(values, # the value table: v(S) at index = bitmask of S, length 2**p with p ≥ 1
                        ) -> np.ndarray:
     "Exact Shapley values from a full value table (length $2^p$, index = bitmask), in $O(p\\,2^p)$."
@@ -72,9 +83,7 @@ def shapley_from_values(values, # the value table: v(S) at index = bitmask of S,
     n = values.shape[-1] if values.ndim else 0
     if values.ndim != 1 or n < 2 or n & (n - 1):
         raise ValueError(f"a value table must be 1-D with length 2**p for some p >= 1, got shape {values.shape}")
-    values = check_finite(values, "the value table")
-    e = int(np.frexp(np.abs(values).max())[1])          # in units of 2^e (exact): differences of values near the
-    values = np.ldexp(values, -e)                      # largest double stay finite
+    values, e = _to_units(check_finite(values, "the value table"))
     p = n.bit_length() - 1
     w = shapley_weights(p)
     sizes = coalition_sizes(p)
@@ -83,9 +92,7 @@ def shapley_from_values(values, # the value table: v(S) at index = bitmask of S,
         pairs = values.reshape(-1, 2, 1 << i)           # axis 1 is the bit of player i
         without = sizes.reshape(-1, 2, 1 << i)[:, 0, :]   # |S| of the coalitions without i
         phi[i] = (w[without] * (pairs[:, 1, :] - pairs[:, 0, :])).sum()
-    with np.errstate(over="ignore"): phi = np.ldexp(phi, e)
-    if not np.isfinite(phi).all(): raise ValueError("the Shapley values exceed the largest double; divide the game by a constant")
-    return phi
+    return _from_units(phi, e, "Shapley values")
 
 # %% ../../nbs/01_games.ipynb #e0785e34
 def exact_shapley(game,                   # callable on a boolean (k, p) coalition matrix, returning k floats

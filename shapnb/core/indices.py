@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import roots_jacobi, gammaln
 from .validation import check_int, check_finite, evaluate_game
-from .games import mask_to_coalition, coalition_sizes, shapley_weights
+from .games import mask_to_coalition, coalition_sizes, shapley_weights, _to_units, _from_units
 from .beta import check_product_factors
 from .quadrature import SAFE_LOG_RANGE, _gauss_legendre_rule, _log_abs_sign, _node_factors, _rule_values
 
@@ -267,7 +267,8 @@ def exact_semivalues(game,                       # callable on a boolean (k, p) 
     "A semivalue of any game by evaluating all $2^p$ coalitions: $\\phi_i=\\sum_{S\\not\\ni i}p_{|S|}\\,(v(S\\cup i)-v(S))$, shape (p,)."
     index = check_semivalue(index)
     p, batch_size = _check_enumeration(p, batch_size)
-    return _semivalues_from_table(_value_table(game, p, batch_size), p, semivalue_weights(index, p))
+    values, e = _to_units(_value_table(game, p, batch_size))          # exact rescaling, as `shapley_from_values`
+    return _from_units(_semivalues_from_table(values, p, semivalue_weights(index, p)), e, "semivalues")
 
 # %% ../../nbs/03a_indices.ipynb #4dec3c91
 def _pair_terms_from_table(values: np.ndarray, p: int, weights: np.ndarray) -> np.ndarray:
@@ -291,13 +292,13 @@ def exact_interactions(game,                      # callable on a boolean (k, p)
     if check_int(order, "order", minimum=1) != 2:
         raise ValueError(f"only pairwise interactions (order=2) are implemented, got order={order}")
     p, batch_size = _check_enumeration(p, batch_size)
-    values = _value_table(game, p, batch_size)
+    values, e = _to_units(_value_table(game, p, batch_size))          # exact rescaling, as `shapley_from_values`
     M = _pair_terms_from_table(values, p, interaction_weights(index, p)) if p >= 2 else np.zeros((1, 1))
     if index == "STII": first = values[1 << np.arange(p)] - values[0]                  # Δ_i v(∅)
     else: first = _semivalues_from_table(values, p, semivalue_weights("banzhaf" if index == "BII" else "shapley", p))
     if index == "k-SII": first = first - M.sum(1) / 2                                   # φ_i + B_1 Σ_j I_ij, B_1 = −½
     M[np.diag_indices(p)] = first
-    return M
+    return _from_units(M, e, "interactions")
 
 # %% ../../nbs/03a_indices.ipynb #64fb28e2
 def sii_to_shap(sii, # SII matrix (..., p, p) as returned here: pair terms off the diagonal, Shapley values on it
