@@ -4,7 +4,7 @@
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #51555dee
 from __future__ import annotations
-import copy, json
+import copy, json, numbers
 from typing import NamedTuple
 import numpy as np
 from numba import njit
@@ -553,6 +553,9 @@ def _from_sklearn_gbm(model) -> TreeEnsemble:
     x0 = np.zeros((1, model.n_features_in_), np.float32)
     if model.init_ != "zero" and type(model.init_).__name__ not in ("DummyRegressor", "DummyClassifier"):
         raise ValueError(f"GradientBoosting with init={type(model.init_).__name__} has no constant base; expected the default init")
+    if getattr(model.init_, "strategy", None) in ("stratified", "uniform"):   # a Dummy that draws its prediction at random
+        raise ValueError(f"GradientBoosting with init=DummyClassifier(strategy={model.init_.strategy!r}) has a random base, one draw "
+                         "per row; expected a constant init ('prior', the default, 'most_frequent' or 'constant')")
     base = np.asarray(model._raw_predict_init(x0), np.float64).reshape(-1)
     trees, outputs = [], []
     for i in range(n_est):
@@ -686,7 +689,19 @@ def _xgboost_tree(tree: dict) -> dict:
         value=np.where(left < 0, cond, 0.0)[:, None], categories=categories))
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #3553227e
-def _from_xgboost(model, iteration_range=None) -> TreeEnsemble:
+def _check_missing(missing, model) -> float:
+    "XGBoost's missing-value sentinel: the wrapper's own, or `missing` (a number or NaN) for a raw Booster, which does not store it."
+    own = getattr(model, "missing", None)
+    if missing is None: return np.nan if own is None else float(own)
+    if isinstance(missing, (bool, np.bool_)) or not isinstance(missing, numbers.Real):
+        raise TypeError(f"missing must be a number or NaN (the value XGBoost reads as missing), got {missing!r}")
+    missing = float(missing)
+    if own is not None and not (np.isnan(missing) and np.isnan(own) or np.float32(missing) == np.float32(own)):
+        raise ValueError(f"missing={missing!r} contradicts the model's own missing={own!r}; a scikit-learn wrapper's missing is "
+                         "the one its predict uses: leave missing=None")
+    return missing
+
+def _from_xgboost(model, iteration_range=None, missing=None) -> TreeEnsemble:
     "XGBoost `Booster`, `XGBRegressor`, `XGBClassifier` (gbtree or dart; raw margin output), the rounds `predict` uses."
     import xgboost
     booster = model.get_booster() if hasattr(model, "get_booster") else model
@@ -714,9 +729,9 @@ def _from_xgboost(model, iteration_range=None) -> TreeEnsemble:
     if weight is not None:
         for tree, i in zip(trees, chosen): tree["value"] = tree["value"] * np.float64(weight[i])
     outputs = np.asarray(forest["tree_info"], np.int64)[list(chosen)]
-    missing = getattr(model, "missing", np.nan)
+    missing = _check_missing(missing, model)
     ensemble = TreeEnsemble(trees, np.zeros(k), p, np.float32, outputs, model_feature_names(model),
-                            categorical=_xgboost_categories(booster, p), missing_value=np.nan if missing is None else missing,
+                            categorical=_xgboost_categories(booster, p), missing_value=missing,
                             sparse_absent=np.nan, source="XGBoost")
     x0 = np.full((1, p), np.nan, np.float32)                        # every tree's default branches: valid for any feature type
     matrix = xgboost.DMatrix(x0, feature_names=booster.feature_names, feature_types=booster.feature_types,
@@ -928,12 +943,15 @@ def _from_catboost(model) -> TreeEnsemble:
 # %% ../../../nbs/10_tree_ensemble.ipynb #7774b45c
 def tree_ensemble(model,                # a fitted scikit-learn DecisionTree, RandomForest, ExtraTrees, (Hist)GradientBoosting, XGBoost, LightGBM or CatBoost model, or a TreeEnsemble
                   iteration_range=None, # XGBoost and LightGBM: the boosting rounds (begin, end) to explain, with XGBoost's meaning (end 0: the default); None: those `predict` uses
+                  missing=None,         # XGBoost: the value its DMatrix read as missing (a raw Booster does not store it); None: the wrapper's own, else NaN
                  ) -> TreeEnsemble:
     "Convert a fitted tree model of scikit-learn, XGBoost, LightGBM or CatBoost into a `TreeEnsemble`."
     module, name = type(model).__module__, type(model).__name__
     boosters = module.startswith("xgboost.") or module.startswith("lightgbm.")
     if iteration_range is not None and not boosters:
         raise ValueError(f"iteration_range chooses boosting rounds of XGBoost and LightGBM models; {name} is explained with all its trees")
+    if missing is not None and not module.startswith("xgboost."):
+        raise ValueError(f"missing= is XGBoost's missing-value sentinel; {name} reads missing values as NaN (or as its library defines)")
     if isinstance(model, TreeEnsemble): return model
     if module.startswith("sklearn."):
         from sklearn.tree import BaseDecisionTree
@@ -946,7 +964,7 @@ def tree_ensemble(model,                # a fitted scikit-learn DecisionTree, Ra
             return _from_sklearn_trees(model)
         if isinstance(model, (GradientBoostingRegressor, GradientBoostingClassifier)): return _from_sklearn_gbm(model)
         if isinstance(model, BaseHistGradientBoosting): return _from_sklearn_hist(model)
-    if module.startswith("xgboost.") and (name == "Booster" or hasattr(model, "get_booster")): return _from_xgboost(model, iteration_range)
+    if module.startswith("xgboost.") and (name == "Booster" or hasattr(model, "get_booster")): return _from_xgboost(model, iteration_range, missing)
     if module.startswith("lightgbm.") and (name == "Booster" or hasattr(model, "booster_")): return _from_lightgbm(model, iteration_range)
     if module.startswith("catboost.") and hasattr(model, "save_model") and hasattr(model, "calc_leaf_indexes"): return _from_catboost(model)
     raise ValueError(f"unsupported model {module}.{name}; expected a fitted scikit-learn DecisionTree, RandomForest, ExtraTrees, "

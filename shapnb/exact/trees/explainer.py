@@ -51,6 +51,7 @@ class TreeExplainer:
                  iteration_range=None,                   # XGBoost and LightGBM: boosting rounds (begin, end) to explain; None: those `predict` uses
                  *,
                  model_output: str = "raw",              # shap's option, by name: only "raw" (margins of boosted models, probabilities of scikit-learn forests)
+                 missing=None,                           # XGBoost: the value its DMatrix read as missing (a raw Booster does not store it); None: the wrapper's own, else NaN
                 ):
         if feature_perturbation in SHAP_MODEL_OUTPUTS:             # shap's third argument is model_output
             raise ValueError(f"feature_perturbation={feature_perturbation!r} is one of shap's model_output values: shap's third "
@@ -65,7 +66,7 @@ class TreeExplainer:
                              "X, data=background, budget=...) (KernelSHAP with standard errors)")
         if feature_perturbation == "auto": feature_perturbation = "tree_path_dependent" if data is None else "interventional"
         self.feature_perturbation, self.n_jobs = feature_perturbation, _check_jobs(n_jobs)
-        self.ensemble, self._tables = tree_ensemble(model, iteration_range), None
+        self.ensemble, self._tables = tree_ensemble(model, iteration_range, missing), None
         self.output_names = _output_names(model, self.ensemble.n_outputs)
         self.data = None
         if data is not None:
