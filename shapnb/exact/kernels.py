@@ -576,7 +576,7 @@ class ProductKernelExplainer:
                  model,                        # a fitted SVR, NuSVR, OneClassSVM, SVC, NuSVC (their decision_function, one-vs-one pairs for 3+ classes; never predict_proba), KernelRidge or GaussianProcessRegressor (the predictive mean)
                  data=None,                    # background rows (array or DataFrame): the marginal game over them; None: the kernel game (absent factor 1)
                  m: int | str | None = "auto", # quadrature nodes: "auto" (error-controlled), "exact" (or None) for the exact rule, or an int
-                 block_size: int | None = None, # support vectors per block, None for blocks of about 8 MB
+                 block_size: int | None = None, # support vectors per block (without data), background rows per block (with data); None for blocks of about 8 MB
                  tol: float = 1e-12,           # with m="auto": two successive rules agree to tol × the row's largest |value| (per output)
                 ):
         self.model = model
@@ -626,7 +626,8 @@ class ProductKernelExplainer:
         if executor is not None: return explain_rows(self, X, executor, chunk_size)
         X = float_rows(X)
         if self.background is not None:
-            return interventional_kernel_shapley(X, self.support, self._alpha(), self.background, self.kernel, self.gamma, self.m, self.tol)
+            return interventional_kernel_shapley(X, self.support, self._alpha(), self.background, self.kernel, self.gamma, self.m, self.tol,
+                                                 self.block_size)
         return product_kernel_shapley(X, self.support, self._alpha(), self.kernel, self.gamma, self.m, self.block_size, tol=self.tol)
 
     def _explanation(self, X, values, details, method, bounded=True):
