@@ -16,10 +16,11 @@ from .regression import IllConditionedWarning, sum_zero_basis, standardise_value
 from .design import coalition_rank
 
 # %% auto #0
-__all__ = ['BOOTSTRAPS', 'PROGRESS_WORK', 'BOOT_UNITS', 'ROUNDING_EPS', 'symmetric_multiplicities', 'doubled_half_multiplicities',
-           'replicate_multiplicities', 'jackknife_multiplicities', 'replicate_estimates', 'naive_ht_se',
-           'check_bootstrap', 'replicate_se', 'jackknife_se', 'standard_errors', 'df_inflation', 'satterthwaite_df',
-           'satterthwaite_inflation', 'auto_method', 'without_spread', 'reported_standard_errors']
+__all__ = ['BOOTSTRAPS', 'REPLICATE_BYTES', 'PROGRESS_WORK', 'BOOT_UNITS', 'ROUNDING_EPS', 'BOOTSTRAP_FLOPS',
+           'symmetric_multiplicities', 'doubled_half_multiplicities', 'replicate_multiplicities',
+           'jackknife_multiplicities', 'replicate_estimates', 'naive_ht_se', 'check_bootstrap', 'replicate_se',
+           'jackknife_se', 'standard_errors', 'df_inflation', 'satterthwaite_df', 'satterthwaite_inflation',
+           'auto_method', 'without_spread', 'replicate_cost', 'reported_standard_errors']
 
 # %% ../../nbs/22_bootstrap.ipynb #6e95b6ad
 def _permutation_ranks(rng, n_boot: int, n: int) -> np.ndarray:
@@ -133,6 +134,8 @@ def jackknife_multiplicities(design: CoalitionDesign, # the design whose units a
     return (np.array(rows) if rows else np.zeros((0, design.n_units))), np.array(group, dtype=np.int64)
 
 # %% ../../nbs/22_bootstrap.ipynb #507dc746
+REPLICATE_BYTES = 1 << 30   # memory of the replicate systems solved at once, and the largest table of outer products kept
+
 def replicate_estimates(design: CoalitionDesign, # the evaluated design
                         game_values,             # (n,) values of `design.coalitions`
                         v_empty: float,          # v(∅)
@@ -156,13 +159,18 @@ def replicate_estimates(design: CoalitionDesign, # the evaluated design
     phi0 = np.full(p, (v_full - v_empty) / p)
     X = Z @ P
     b = y - v_empty - Z @ phi0
-    outer, xb = (X[:, :, None] * X[:, None, :]).reshape(len(X), -1), X * b[:, None]
-    chunks = np.array_split(np.arange(len(S)), min(len(S), 50)) if progress else [np.arange(len(S))]
+    m = (p - 1) ** 2
+    outer = (X[:, :, None] * X[:, None, :]).reshape(len(X), -1) if 8 * len(X) * m <= REPLICATE_BYTES else None
+    xb = X * b[:, None]
+    per_chunk = max(1, REPLICATE_BYTES // (24 * m))                    # G, its eigenvectors and eigh's work per replicate
+    n_chunks = max(min(len(S), 50) if progress else 1, -(-len(S) // per_chunk))
+    chunks = np.array_split(np.arange(len(S)), n_chunks) if len(S) else [np.arange(0)]
     out, n_singular = np.empty((len(S), p)), 0
     with tqdm(total=len(S), desc="bootstrap replicates", disable=not progress) as bar:
         for idx in chunks:
             rows = S[idx][:, design.unit] * w                              # (chunk, n) replicate row weights
-            G = (rows @ outer).reshape(len(idx), p - 1, p - 1)
+            G = (rows @ outer).reshape(len(idx), p - 1, p - 1) if outer is not None else \
+                np.stack([(X.T * r) @ X for r in rows]).reshape(len(idx), p - 1, p - 1)   # no table: one product per replicate
             c = rows @ xb
             with threadpool_limits(limits=1, user_api="blas"):   # many small problems: BLAS threads only add overhead
                 lam, V = np.linalg.eigh(G)
@@ -383,6 +391,18 @@ def _decline_note(design: CoalitionDesign, df: int, rank: int, ridge: float) -> 
     return (f"no standard errors at budget {k} for p = {p}: {why}.{shrunk} A budget of at least {need} evaluations "
             "gives standard errors.")
 
+BOOTSTRAP_FLOPS = 1e12   # "auto" declines replicates costing more floating-point operations than this (minutes on one core)
+
+def replicate_cost(design: CoalitionDesign, # the evaluated design
+                   method: str,             # one of BOOTSTRAPS
+                   n_boot: int = 200,       # replicates of the bootstraps (the jackknife has one per unit)
+                  ) -> float:
+    "Floating-point operations of `method`'s replicates in `replicate_estimates`: $B\\,(n(p-1)^2+10(p-1)^3)$."
+    if not isinstance(design, CoalitionDesign): raise TypeError(f"design must be a CoalitionDesign, got {type(design).__name__}")
+    B = design.n_units if method == "jackknife" else check_int(n_boot, "n_boot", minimum=2)
+    q = design.p - 1
+    return float(B) * (len(design.coalitions) * q * q + 10.0 * q ** 3)
+
 def reported_standard_errors(estimate: Explanation,  # a KernelSHAP estimate: its details hold the design and the game values
                              method: str = "auto",   # "auto" (the rules above), or one of BOOTSTRAPS
                              *,
@@ -410,6 +430,13 @@ def reported_standard_errors(estimate: Explanation,  # a KernelSHAP estimate: it
         if jk_df == 0:
             return {**out, "se_method": None, "se_note": (f"no standard errors at budget {d.n_evals} for p = {d.p}: a single "
                     "sampled unit lies outside the enumerated strata, and its variance cannot be estimated from one unit")}
+    cost = replicate_cost(d, used, n_boot)
+    if method == "auto" and cost > BOOTSTRAP_FLOPS:
+        return {**out, "se_method": None, "se_note": (f"no standard errors at budget {d.n_evals} for p = {d.p}: the {used} "
+                f"replicates would solve {d.n_units if used == 'jackknife' else n_boot} systems of {d.p - 1} unknowns from "
+                f"{len(d.coalitions)} coalitions, about {cost:.1e} floating-point operations, more than bootstrap='auto' "
+                f"spends (BOOTSTRAP_FLOPS = {BOOTSTRAP_FLOPS:.0e}, minutes on one core). Pass bootstrap={used!r} to run "
+                "them anyway (memory stays bounded), or explain groups of players")}
     se, reps = standard_errors(estimate, used, n_boot=n_boot, seed=seed, progress=progress)
     still = without_spread(se, estimate.values, estimate.game_values, estimate.v_empty, estimate.v_full)   # replicates all agree
     if not d.enumerated and still.any() and not still.all():
