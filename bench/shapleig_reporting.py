@@ -81,7 +81,8 @@ def one_run(g, p, truth, budget, seed, options):
     cov = None if e.sd is None else float(np.mean(np.abs(err) <= Z95 * e.sd))
     kc = e.details.get("kernel_choice")
     return dict(mse=float(np.mean(err ** 2)), seconds=cpu, wall=wall, coverage=cov, n_evals=int(e.n_evals),
-                kernel=None if kc is None else kc.name, values=e.values.tolist(), sd=e.sd.tolist())
+                kernel=None if kc is None else kc.name, values=e.values.tolist(),
+                sd=None if e.sd is None else e.sd.tolist())   # None: declined (size-blind data, notebook 32)
 
 
 def prefix_runs(g, p, truth, seed, options):
@@ -107,8 +108,8 @@ def prefix_runs(g, p, truth, seed, options):
         v, sd, sec, kc = out[label]
         err = v - truth
         rows.append(dict(budget_label=label, budget=b(p), mse=float(np.mean(err ** 2)), seconds=sec, wall=None,
-                         coverage=float(np.mean(np.abs(err) <= Z95 * sd)), n_evals=b(p), kernel=None if kc is None else kc.name,
-                         values=v.tolist(), sd=sd.tolist()))
+                         coverage=None if sd is None else float(np.mean(np.abs(err) <= Z95 * sd)), n_evals=b(p),
+                         kernel=None if kc is None else kc.name, values=v.tolist(), sd=None if sd is None else sd.tolist()))
     return rows
 
 

@@ -17,8 +17,8 @@ from .gp import HammingHyper, fit_hamming_gp, DEFAULT_NOISE, _torch_threads, KER
 from .eig import ShapleyPosterior, select_batch
 
 # %% auto #0
-__all__ = ['SELECTIONS', 'MAX_PLAYERS', 'EFFICIENCY_VAR_RTOL', 'KERNELS', 'RESELECT', 'TIE_RTOL', 'default_n_initial',
-           'efficient_posterior', 'stopped_posterior', 'shapleig']
+__all__ = ['SELECTIONS', 'MAX_PLAYERS', 'EFFICIENCY_VAR_RTOL', 'KERNELS', 'RESELECT', 'TIE_RTOL', 'SIZE_BLIND_EPS',
+           'default_n_initial', 'efficient_posterior', 'stopped_posterior', 'size_blind', 'shapleig']
 
 # %% ../../nbs/32_shapleig.ipynb #13be19d5
 SELECTIONS = ("eig", "random", "uncertainty", "leverage")
@@ -167,6 +167,27 @@ def _pick_one(posterior: ShapleyPosterior, Z: np.ndarray, criterion: str) -> np.
     score = posterior.eig(Z) if criterion == "eig" else posterior.candidate_terms(Z)[1]
     return np.array([int(np.argmax(score >= score.max() - TIE_RTOL * abs(score.max())))])
 
+# %% ../../nbs/32_shapleig.ipynb #42d35558
+SIZE_BLIND_EPS = 16   # values within this many machine epsilons of the largest |v - v(∅)| count as one (rounding)
+
+def size_blind(X,  # coalitions evaluated (t, p)
+               y,  # their values (t,), v(∅) first
+              ) -> bool:
+    "Whether the values are constant within every coalition size evaluated twice or more, and some size is: data that cannot tell the players apart."
+    X, y = check_coalitions(X), np.asarray(y, float)
+    if y.shape != (len(X),): raise ValueError(f"y must hold one value per coalition, {len(X)}, got shape {y.shape}")
+    size = X.sum(1)
+    repeated = np.flatnonzero(np.bincount(size) >= 2)
+    if len(repeated) == 0: return False
+    tol = SIZE_BLIND_EPS * np.finfo(float).eps * np.abs(y - y[0]).max()
+    return all(np.ptp(y[size == s]) <= tol for s in repeated)
+
+def _sizes_to_explore(X: np.ndarray, y: np.ndarray) -> np.ndarray | None:
+    "The sizes 1..p-1 evaluated least often if the data are `size_blind`, else None."
+    if not size_blind(X, y): return None
+    counts = np.bincount(X.sum(1), minlength=X.shape[1] + 1)[1:-1]
+    return 1 + np.flatnonzero(counts == counts.min())
+
 # %% ../../nbs/32_shapleig.ipynb #b61b53f1
 def _enumerated(game, p: int, executor, chunk_size, selection: str, kernel: str) -> Explanation:
     "ShaplEIG at a budget of every coalition: all 2^p evaluated once, the exact values, standard deviations 0."
@@ -263,6 +284,8 @@ def shapleig(game,                          # callable on a boolean (k, p) coali
                 Z_new = plan[len(X):len(X) + q]
             else:
                 cand = _candidates(p, X, n_candidates, rng)
+                sizes = None if selection == "random" else _sizes_to_explore(X, y)
+                if sizes is not None and np.isin(cand.sum(1), sizes).any(): cand = cand[np.isin(cand.sum(1), sizes)]   # explore (above)
                 q = min(q, len(cand))
                 if selection == "random": pick = rng.choice(len(cand), q, replace=False)
                 else:
@@ -291,5 +314,10 @@ def shapleig(game,                          # callable on a boolean (k, p) coali
                    hyper=_game_hyper(post.hyper, e, ref), unit_exponent=e, hyper_standardised=post.hyper,
                    cov_standardised=post.cov, fit_seconds=fit_s, select_seconds=select_s, selection=selection,
                    kernel=kernel, kernel_choice=getattr(post, "kernel_choice", None), kernels_chosen=chosen)
-    return Explanation(np.ldexp(post.values, e), y[0], sd=np.ldexp(post.sd, e), n_evals=len(X), method="shapleig",
-                       details=details)
+    if size_blind(X, y):                                  # decline (above)
+        details["se_note"] = (f"no sd: the {len(X)} coalitions evaluated have one value within every size evaluated twice or "
+                              "more, so they cannot tell the players apart, and the posterior's spread would be the model's "
+                              "assumption; the values are the posterior mean (the equal split of what the data show). "
+                              "A larger budget, or an estimator with design-based errors (kernel_shap), decides")
+    return Explanation(np.ldexp(post.values, e), y[0], sd=None if "se_note" in details else np.ldexp(post.sd, e),
+                       n_evals=len(X), method="shapleig", details=details)
