@@ -87,7 +87,9 @@ def evaluate_game(game, # callable on a boolean (k, p) coalition matrix, returni
         if not callable(game): raise TypeError(f"the game is a {type(game).__name__} model, not a callable game: {_wrapping_advice(*behind)}")
         warnings.warn(f"the game is a model's prediction method: {_wrapping_advice(*behind)}", ModelAsGameWarning, stacklevel=2)
     elif not callable(game): raise TypeError(f"a game must be callable on a (k, p) coalition matrix, got {type(game).__name__}")
-    out = np.asarray(game(Z.copy()))   # a copy: a game that writes into its input cannot change the caller's coalitions
+    out = game(Z.copy())   # a copy: a game that writes into its input cannot change the caller's coalitions
+    if out is None: raise ValueError("the game returned None; it must return one number per coalition (a missing `return`?)")
+    out = np.asarray(out)
     if np.iscomplexobj(out):
         raise ValueError(f"the game returned complex values (dtype {out.dtype}); Shapley values are defined here for real "
                          "games: return the real part, or explain the real and imaginary parts as two games")
