@@ -131,7 +131,7 @@ def gp_surrogate_shap(game,                         # callable on a boolean (k, 
                       kernel: str = "auto",         # GP kernel: one of GP_KERNELS ("auto": chosen by `criterion`, as ShaplEIG's default)
                       criterion: str = "bic",       # how kernel="auto" chooses: one of CRITERIA
                       hyper_fit: str = "fold",      # "fold" (per fold: exactly unbiased, K times the fits) or "shared" (fitted once on every point: faster, leaky)
-                      active: float = 0.0,          # fraction of the budget spent first on ShaplEIG's EIG-chosen coalitions (anchors of every fold), in [0, 1)
+                      active: float = 0.0,          # fraction of the budget spent first on ShaplEIG's EIG-chosen coalitions (anchors of every fold), in [0, 1); a coalition both parts draw is paid once, so `n_evals` can fall short of the budget
                       n_folds: int = N_FOLDS,       # folds K of the cross-fitting, at least 2
                       correction: str = "shrunk",   # one of CORRECTIONS: "shrunk" (towards the posterior mean, notebook 25; chosen on the tuning half) or "full" (design-unbiased)
                       bootstrap: str | None = "auto", # "auto" (SE where it can be trusted), "symmetric" (always), None (no SE)
