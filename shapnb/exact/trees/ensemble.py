@@ -564,6 +564,31 @@ def _from_sklearn_gbm(model) -> TreeEnsemble:
     return TreeEnsemble(trees, base, model.n_features_in_, np.float32, outputs, model_feature_names(model),
                         sparse_absent=0.0, source="scikit-learn GradientBoosting", takes_missing=_sklearn_takes_missing(model))
 
+# %% ../../../nbs/10_tree_ensemble.ipynb #08db87bd
+def _isolation_path_length(n) -> np.ndarray:
+    "$c(n)$: the average path length of an isolation tree on n rows (0 for n <= 1, 1 for n = 2)."
+    n = np.asarray(n, np.float64)
+    out = np.where(n == 2, 1.0, 0.0)
+    big = n > 2
+    out[big] = 2.0 * (np.log(n[big] - 1.0) + np.euler_gamma) - 2.0 * (n[big] - 1.0) / n[big]
+    return out
+
+def _from_sklearn_isolation(model) -> TreeEnsemble:
+    "IsolationForest: the mean path length of a row (depth of its leaf plus c(rows left there)), as shap's raw output."
+    trees = []
+    for estimator, features in zip(model.estimators_, model.estimators_features_):
+        tree = _sklearn_tree(estimator.tree_, 1.0, False)
+        left, right = tree["left"], tree["right"]
+        depth = np.zeros(len(left))
+        for node in range(len(left)):                     # scikit-learn numbers a parent before its children
+            if left[node] >= 0: depth[left[node]] = depth[right[node]] = depth[node] + 1
+        path = depth + _isolation_path_length(estimator.tree_.n_node_samples)
+        tree["value"] = (path / len(model.estimators_))[:, None]
+        tree["feature"] = np.where(left >= 0, np.asarray(features)[np.maximum(tree["feature"], 0)], -1)   # the tree's columns
+        trees.append(tree)
+    return TreeEnsemble(trees, np.zeros(1), model.n_features_in_, np.float32, feature_names=model_feature_names(model),
+                        sparse_absent=0.0, source="scikit-learn IsolationForest", takes_missing=_sklearn_takes_missing(model))
+
 # %% ../../../nbs/10_tree_ensemble.ipynb #f69e6666
 def _hist_layout(model):
     "For a HistGradientBoosting model: the user's column of each predictor feature, and each column's CategoryCodes or None."
@@ -941,7 +966,7 @@ def _from_catboost(model) -> TreeEnsemble:
                         model_feature_names(model), categorical=categorical, sparse_absent=None, source="CatBoost")
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #7774b45c
-def tree_ensemble(model,                # a fitted scikit-learn DecisionTree, RandomForest, ExtraTrees, (Hist)GradientBoosting, XGBoost, LightGBM or CatBoost model, or a TreeEnsemble
+def tree_ensemble(model,                # a fitted scikit-learn DecisionTree, RandomForest, ExtraTrees, (Hist)GradientBoosting, IsolationForest, XGBoost, LightGBM or CatBoost model, or a TreeEnsemble
                   iteration_range=None, # XGBoost and LightGBM: the boosting rounds (begin, end) to explain, with XGBoost's meaning (end 0: the default); None: those `predict` uses
                   missing=None,         # XGBoost: the value its DMatrix read as missing (a raw Booster does not store it); None: the wrapper's own, else NaN
                  ) -> TreeEnsemble:
@@ -956,7 +981,7 @@ def tree_ensemble(model,                # a fitted scikit-learn DecisionTree, Ra
     if module.startswith("sklearn."):
         from sklearn.tree import BaseDecisionTree
         from sklearn.ensemble import (RandomForestRegressor, RandomForestClassifier, ExtraTreesRegressor, ExtraTreesClassifier,
-                                      GradientBoostingRegressor, GradientBoostingClassifier)
+                                      GradientBoostingRegressor, GradientBoostingClassifier, IsolationForest)
         from sklearn.ensemble._hist_gradient_boosting.gradient_boosting import BaseHistGradientBoosting
         from sklearn.utils.validation import check_is_fitted
         check_is_fitted(model)
@@ -964,11 +989,12 @@ def tree_ensemble(model,                # a fitted scikit-learn DecisionTree, Ra
             return _from_sklearn_trees(model)
         if isinstance(model, (GradientBoostingRegressor, GradientBoostingClassifier)): return _from_sklearn_gbm(model)
         if isinstance(model, BaseHistGradientBoosting): return _from_sklearn_hist(model)
+        if isinstance(model, IsolationForest): return _from_sklearn_isolation(model)
     if module.startswith("xgboost.") and (name == "Booster" or hasattr(model, "get_booster")): return _from_xgboost(model, iteration_range, missing)
     if module.startswith("lightgbm.") and (name == "Booster" or hasattr(model, "booster_")): return _from_lightgbm(model, iteration_range)
     if module.startswith("catboost.") and hasattr(model, "save_model") and hasattr(model, "calc_leaf_indexes"): return _from_catboost(model)
     raise ValueError(f"unsupported model {module}.{name}; expected a fitted scikit-learn DecisionTree, RandomForest, ExtraTrees, "
-                     "(Hist)GradientBoosting, an XGBoost, a LightGBM or a CatBoost model")
+                     "(Hist)GradientBoosting, IsolationForest, an XGBoost, a LightGBM or a CatBoost model")
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #ce0cb4ef
 @njit(cache=True)
