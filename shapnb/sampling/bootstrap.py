@@ -170,7 +170,7 @@ def replicate_estimates(design: CoalitionDesign, # the evaluated design
         for idx in chunks:
             rows = S[idx][:, design.unit] * w                              # (chunk, n) replicate row weights
             G = (rows @ outer).reshape(len(idx), p - 1, p - 1) if outer is not None else \
-                np.stack([(X.T * r) @ X for r in rows]).reshape(len(idx), p - 1, p - 1)   # no table: one product per replicate
+                np.array([(X.T * r) @ X for r in rows]).reshape(len(idx), p - 1, p - 1)   # no table: one product per replicate
             c = rows @ xb
             with threadpool_limits(limits=1, user_api="blas"):   # many small problems: BLAS threads only add overhead
                 lam, V = np.linalg.eigh(G)
