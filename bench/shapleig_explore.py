@@ -3,6 +3,8 @@
   python bench/shapleig_explore.py run [first last]  -> bench/results/shapleig_explore_tuning.jsonl (appends; games first..last-1
                                                         of bench/results/tuning_games.json, so two cores can share the work)
   python bench/shapleig_explore.py summary           -> runs the rule changed, and their geometric-mean MSE ratio
+  python bench/shapleig_explore.py blind [half]      -> runs at p+2, 2p, 3p that end size-blind (no sd; tuning seeds
+                                                        100-102): the MSE of their posterior mean and of the equal split
 
 Variants: "none" (the rule off), "now" (as in the library), "after_p" (the rule only once p coalitions beyond ∅ and N are in).
 One run to 8p per game, seed (100-102, the tuning seeds) and variant; the smaller budgets are its prefixes
@@ -56,8 +58,29 @@ def summary() -> dict:
     return out
 
 
+def blind(half: str = "tuning") -> dict:
+    "The runs at p+2, 2p and 3p whose data end size-blind: MSE of the posterior mean (returned) and of the equal split."
+    from shapnb.bayes.shapleig import shapleig
+    from shapnb.core.games import load_table_game
+    from shapleig_reporting import TUNING_SEEDS
+    warnings.simplefilter("ignore")
+    games = json.loads((ROOT / "bench" / "results" / f"{half}_games.json").read_text())["games"]
+    rows = []
+    for f in games:
+        g = load_table_game(games_dir() / f); p = g.n_players; truth = g.exact_shapley()
+        for b in (p + 2, 2 * p, 3 * p):
+            for s in TUNING_SEEDS:
+                e = shapleig(g, p, b, seed=s, progress=False)
+                if e.sd is None:
+                    rows.append(dict(game=f, budget=b, seed=s, mse_posterior=float(np.mean((e.values - truth) ** 2)),
+                                     mse_equal_split=float(np.mean((truth.sum() / p - truth) ** 2))))
+    ratio = [r["mse_equal_split"] / r["mse_posterior"] for r in rows]
+    return dict(runs=rows, gmean_equal_over_posterior=float(np.exp(np.mean(np.log(ratio)))) if rows else None)
+
+
 if __name__ == "__main__":
     mode = sys.argv[1] if len(sys.argv) > 1 else "summary"
     if mode == "run": run(*(map(int, sys.argv[2:4]) if len(sys.argv) > 3 else (0, 13)))
     elif mode == "summary": print(json.dumps(summary(), indent=1))
-    else: sys.exit(f"unknown mode {mode!r}: use run or summary")
+    elif mode == "blind": print(json.dumps(blind(*sys.argv[2:3]), indent=1))
+    else: sys.exit(f"unknown mode {mode!r}: use run, summary or blind")

@@ -317,7 +317,7 @@ def shapleig(game,                          # callable on a boolean (k, p) coali
     if size_blind(X, y):                                  # decline (above)
         details["se_note"] = (f"no sd: the {len(X)} coalitions evaluated have one value within every size evaluated twice or "
                               "more, so they cannot tell the players apart, and the posterior's spread would be the model's "
-                              "assumption; the values are the posterior mean (the equal split of what the data show). "
+                              "assumption; the values are the posterior mean, which the data cannot check either. "
                               "A larger budget, or an estimator with design-based errors (kernel_shap), decides")
     return Explanation(np.ldexp(post.values, e), y[0], sd=None if "se_note" in details else np.ldexp(post.sd, e),
                        n_evals=len(X), method="shapleig", details=details)
