@@ -319,5 +319,6 @@ def shapleig(game,                          # callable on a boolean (k, p) coali
                               "more, so they cannot tell the players apart, and the posterior's spread would be the model's "
                               "assumption; the values are the posterior mean, which the data cannot check either. "
                               "A larger budget, or an estimator with design-based errors (kernel_shap), decides")
+        details.update(cov=None, cov_standardised=None)  # the sd's source: withheld with it
     return Explanation(np.ldexp(post.values, e), y[0], sd=None if "se_note" in details else np.ldexp(post.sd, e),
                        n_evals=len(X), method="shapleig", details=details)

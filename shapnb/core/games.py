@@ -66,8 +66,8 @@ def shapley_weights(p: int, # number of players
 EXACT_MAX_PLAYERS = 24  # 2**24 values (128 MB) is the largest table we build
 
 def _to_units(values: np.ndarray) -> tuple[np.ndarray, int]:
-    "A finite value table in units of $2^e$ (exact), e the largest |v|'s exponent, and e: differences near the largest double stay finite."
-    e = int(np.frexp(np.abs(values).max())[1])
+    "A finite value table in units of $2^e$ (exact) and e: scaled down only if its largest |v| passes $2^{1020}$, so that sums of four differences stay finite and small values keep their bits."
+    e = max(0, int(np.frexp(np.abs(values).max())[1]) - 1020)
     return np.ldexp(values, -e), e
 
 def _from_units(out: np.ndarray, e: int, what: str) -> np.ndarray:

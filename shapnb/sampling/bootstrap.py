@@ -162,7 +162,7 @@ def replicate_estimates(design: CoalitionDesign, # the evaluated design
     m = (p - 1) ** 2
     outer = (X[:, :, None] * X[:, None, :]).reshape(len(X), -1) if 8 * len(X) * m <= REPLICATE_BYTES else None
     xb = X * b[:, None]
-    per_chunk = max(1, REPLICATE_BYTES // (24 * m))                    # G, its eigenvectors and eigh's work per replicate
+    per_chunk = max(1, REPLICATE_BYTES // (24 * m + 16 * len(X)))      # per replicate: G, its eigenvectors, eigh's work, its row weights
     n_chunks = max(min(len(S), 50) if progress else 1, -(-len(S) // per_chunk))
     chunks = np.array_split(np.arange(len(S)), n_chunks) if len(S) else [np.arange(0)]
     out, n_singular = np.empty((len(S), p)), 0
@@ -393,13 +393,18 @@ def _decline_note(design: CoalitionDesign, df: int, rank: int, ridge: float) -> 
 
 BOOTSTRAP_FLOPS = 1e12   # "auto" declines replicates costing more floating-point operations than this (minutes on one core)
 
+def _replicate_count(design: CoalitionDesign, method: str, n_boot: int) -> int:
+    "How many systems `method` solves: one per unit of the jackknife's groups of two or more units, else n_boot."
+    if method == "jackknife": return sum(len(u) for u in _jackknife_groups(design) if len(u) >= 2)
+    return check_int(n_boot, "n_boot", minimum=2)
+
 def replicate_cost(design: CoalitionDesign, # the evaluated design
                    method: str,             # one of BOOTSTRAPS
                    n_boot: int = 200,       # replicates of the bootstraps (the jackknife has one per unit)
                   ) -> float:
     "Floating-point operations of `method`'s replicates in `replicate_estimates`: $B\\,(n(p-1)^2+10(p-1)^3)$."
     if not isinstance(design, CoalitionDesign): raise TypeError(f"design must be a CoalitionDesign, got {type(design).__name__}")
-    B = design.n_units if method == "jackknife" else check_int(n_boot, "n_boot", minimum=2)
+    B = _replicate_count(design, method, n_boot)
     q = design.p - 1
     return float(B) * (len(design.coalitions) * q * q + 10.0 * q ** 3)
 
@@ -433,10 +438,10 @@ def reported_standard_errors(estimate: Explanation,  # a KernelSHAP estimate: it
     cost = replicate_cost(d, used, n_boot)
     if method == "auto" and cost > BOOTSTRAP_FLOPS:
         return {**out, "se_method": None, "se_note": (f"no standard errors at budget {d.n_evals} for p = {d.p}: the {used} "
-                f"replicates would solve {d.n_units if used == 'jackknife' else n_boot} systems of {d.p - 1} unknowns from "
+                f"replicates would solve {_replicate_count(d, used, n_boot)} systems of {d.p - 1} unknowns from "
                 f"{len(d.coalitions)} coalitions, about {cost:.1e} floating-point operations, more than bootstrap='auto' "
                 f"spends (BOOTSTRAP_FLOPS = {BOOTSTRAP_FLOPS:.0e}, minutes on one core). Pass bootstrap={used!r} to run "
-                "them anyway (memory stays bounded), or explain groups of players")}
+                "them anyway (in chunks of about REPLICATE_BYTES), or explain groups of players")}
     se, reps = standard_errors(estimate, used, n_boot=n_boot, seed=seed, progress=progress)
     still = without_spread(se, estimate.values, estimate.game_values, estimate.v_empty, estimate.v_full)   # replicates all agree
     if not d.enumerated and still.any() and not still.all():
