@@ -285,7 +285,8 @@ def shapleig(game,                          # callable on a boolean (k, p) coali
             else:
                 cand = _candidates(p, X, n_candidates, rng)
                 sizes = None if selection == "random" else _sizes_to_explore(X, y)
-                if sizes is not None and np.isin(cand.sum(1), sizes).any(): cand = cand[np.isin(cand.sum(1), sizes)]   # explore (above)
+                unexplored = np.zeros(len(cand), bool) if sizes is None else np.isin(cand.sum(1), sizes)
+                if unexplored.any(): cand = cand[unexplored]   # explore (above)
                 q = min(q, len(cand))
                 if selection == "random": pick = rng.choice(len(cand), q, replace=False)
                 else:
@@ -314,11 +315,12 @@ def shapleig(game,                          # callable on a boolean (k, p) coali
                    hyper=_game_hyper(post.hyper, e, ref), unit_exponent=e, hyper_standardised=post.hyper,
                    cov_standardised=post.cov, fit_seconds=fit_s, select_seconds=select_s, selection=selection,
                    kernel=kernel, kernel_choice=getattr(post, "kernel_choice", None), kernels_chosen=chosen)
-    if size_blind(X, y):                                  # decline (above)
+    blind = size_blind(X, y)                              # decline (above)
+    if blind:
         details["se_note"] = (f"no sd: the {len(X)} coalitions evaluated have one value within every size evaluated twice or "
                               "more, so they cannot tell the players apart, and the posterior's spread would be the model's "
                               "assumption; the values are the posterior mean, which the data cannot check either. "
                               "A larger budget, or an estimator with design-based errors (kernel_shap), decides")
         details.update(cov=None, cov_standardised=None)  # the sd's source: withheld with it
-    return Explanation(np.ldexp(post.values, e), y[0], sd=None if "se_note" in details else np.ldexp(post.sd, e),
+    return Explanation(np.ldexp(post.values, e), y[0], sd=None if blind else np.ldexp(post.sd, e),
                        n_evals=len(X), method="shapleig", details=details)

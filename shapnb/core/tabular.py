@@ -365,12 +365,13 @@ def float_rows(X,              # matched rows: an array, a DataFrame or a Series
     if is_frame(X) or is_series(X):
         frame = X if is_frame(X) else X.to_frame().T.infer_objects()
         bad = [f"{c} ({dtype})" for c, dtype in zip(frame.columns, frame.dtypes) if dtype.kind not in "biuf"]
-        boxed = [str(c) for c, dtype in zip(frame.columns, frame.dtypes) if dtype.kind == "O" and
-                 all(_is_number_or_missing(v) for v in frame[c])]
-        hint = (f" (columns {boxed} hold numbers as Python objects, as a column with pd.NA does: {what}.astype('Float64') "
-                "converts them, pd.NA to a missing value)") if boxed else ""
-        if bad: raise ValueError(f"{what} has non-numeric columns {bad}{hint}; this explainer computes with the feature values "
-                                 "and needs numbers: encode them, or use a route that passes frames to the model")
+        if bad:
+            boxed = [str(c) for c, dtype in zip(frame.columns, frame.dtypes) if dtype.kind == "O" and
+                     all(_is_number_or_missing(v) for v in frame[c])]
+            hint = (f" (columns {boxed} hold numbers as Python objects, as a column with pd.NA does: {what}.astype('Float64') "
+                    "converts them, pd.NA to a missing value)") if boxed else ""
+            raise ValueError(f"{what} has non-numeric columns {bad}{hint}; this explainer computes with the feature values "
+                             "and needs numbers: encode them, or use a route that passes frames to the model")
         out = frame.to_numpy(dtype=float, na_value=np.nan)
         return out if is_frame(X) else out[0]
     try: return np.asarray(X, dtype=float)
