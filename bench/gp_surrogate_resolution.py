@@ -45,8 +45,9 @@ def jobs():
 def run(part: int, n_parts: int):
     import torch
     import shapnb.bayes.surrogate as surrogate
+    import shapnb.sampling.surrogate as rule                        # where the rule lives (notebook 25)
     torch.set_num_threads(1); warnings.simplefilter("ignore")
-    surrogate.FIT_RESOLUTION = 0.0                                  # every standard error reported
+    rule.FIT_RESOLUTION = 0.0                                       # every standard error reported
     done = {(r["group"], r["game"], r["budget"], r["seed"]) for r in map(json.loads, OUT.read_text().splitlines())} if OUT.exists() else set()
     with open(OUT, "a") as out:
         for i, (group, name, p, game, exact, bname, budget) in enumerate(jobs()):
@@ -64,7 +65,7 @@ def run(part: int, n_parts: int):
 
 
 def summary():
-    from shapnb.bayes.surrogate import FIT_RESOLUTION
+    from shapnb.sampling.surrogate import FIT_RESOLUTION
     R = [json.loads(line) for line in OUT.read_text().splitlines()]
     for group in ("tuning", "reporting", "synthetic", "made"):
         S = [r for r in R if r["group"] == group and "se" in r and not r["enumerated"]]

@@ -51,6 +51,12 @@ def _tables(model, X, data):
     if X.shape[0] == 0 or X.shape[1] == 0: raise ValueError(f"X must hold at least one row and one feature, got shape {X.shape}")
     if data is not None:
         data = match_columns(data, names, "data")
+        if names is None and is_frame(X) and is_frame(data) and (ours := [str(c) for c in X.columns]) != \
+                (theirs := [str(c) for c in data.columns]) and sorted(ours) == sorted(theirs):
+            raise ValueError(f"the model has no feature names, so it reads its features by position, and X and data name their "
+                             f"columns in different orders ({ours[:6]} and {theirs[:6]}): which one it was fitted with is not "
+                             "known. Pass both in that order (e.g. data[X.columns] if X's is right), or fit the model on a "
+                             "DataFrame, whose names explain matches")
         X, data = match_frames(X, data, "X", "data")
     return X, data, single
 
@@ -131,7 +137,11 @@ def _output_names(model, explainer, values: np.ndarray):
     return None
 
 def _is_classifier(model) -> bool:
-    "Whether `model` is a fitted classifier (scikit-learn's convention, or `classes_` with `predict_proba`), whose predict gives labels."
+    "Whether `model` is a classifier (scikit-learn's tags, the older `_estimator_type`, or `classes_` with `predict_proba`), whose predict gives labels."
+    try:
+        from sklearn.base import is_classifier
+        if is_classifier(model): return True
+    except (AttributeError, TypeError, ValueError): pass        # not a scikit-learn estimator: the conventions below
     return getattr(model, "_estimator_type", None) == "classifier" or (hasattr(model, "classes_") and hasattr(model, "predict_proba"))
 
 def _row_se_details(se: list, notes: list) -> dict | None:
@@ -156,9 +166,11 @@ def _explain_model(model, X, method, data, budget, seed, progress, names, option
                            output_names=_output_names(model, explainer, values), method=method)
     if data is None: raise ValueError(f"method={method!r} on a model needs background data (rows to average missing features over)")
     if _is_classifier(model):
+        score = ("lambda X: model.predict_proba(X)[:, 1]" if hasattr(model, "predict_proba") else
+                 "lambda X: model.decision_function(X)" if hasattr(model, "decision_function") else "a score of the model")
         raise ValueError(f"{type(model).__name__} is a classifier: its predict returns class labels, whose Shapley values mean "
-                         "nothing; explain a probability or a score instead, e.g. explain(lambda X: model.predict_proba(X)[:, 1], "
-                         "X, data=...) (or pass model.predict itself to explain the labels as numbers)")
+                         f"nothing; explain a probability or a score instead, e.g. explain({score}, X, data=...) (or pass "
+                         "model.predict itself to explain the labels as numbers)")
     predict = model.predict if hasattr(model, "predict") else model
     if not callable(predict): raise ValueError("the model must have a predict method or be callable")
     p = X.shape[1]

@@ -99,8 +99,10 @@ def bar(expl: Explanation,        # the explanation, of one output (`expl.output
     "Bar plot with error bars: signed values of one row, or mean $|\\phi|$ over rows. Returns the Axes."
     expl, z = _check_explanation(expl), _z(level)
     if row is not None:
+        row = check_int(row, "row")                                  # one row: a list would average rows silently
         if expl.n_rows is None:
             if row != 0: raise ValueError("this explanation holds a single row; leave row=None")
+        elif not -expl.n_rows <= row < expl.n_rows: raise ValueError(f"row {row} is out of range for {expl.n_rows} rows")
         else: expl = expl[row]
     s = expl.uncertainty
     if expl.n_rows is None:
@@ -392,6 +394,8 @@ def waterfall(expl: Explanation,     # the explanation, of one output
     expl, z = _check_explanation(expl), _z(level)
     if expl.n_rows is not None:
         if row is None: raise ValueError(f"this explanation has {expl.n_rows} rows: pass row= to pick one")
+        row = check_int(row, "row")
+        if not -expl.n_rows <= row < expl.n_rows: raise ValueError(f"row {row} is out of range for {expl.n_rows} rows")
         expl = expl[row]
     elif row not in (None, 0): raise ValueError("this explanation holds a single row; leave row=None")
     vals, s, data = expl.values, expl.uncertainty, expl.data

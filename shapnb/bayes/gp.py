@@ -4,7 +4,7 @@
 
 # %% ../../nbs/30_hamming_gp.ipynb #b8c8c93b
 from __future__ import annotations
-import warnings
+import numbers, warnings
 from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
@@ -22,7 +22,7 @@ except ImportError as error:
 __all__ = ['LENGTHSCALE_PRIOR', 'LENGTHSCALE_SHRINKAGE', 'OUTPUTSCALE_PRIOR', 'SIZE_SCALE_PRIOR_MEAN', 'SIZE_LENGTHSCALE_PRIOR',
            'SIZE_START', 'DEFAULT_NOISE', 'KERNEL_CHOICES', 'CRITERIA', 'KERNEL_TIE', 'hamming_correlations',
            'hamming_kernel', 'HammingKernel', 'size_kernel', 'SizeKernel', 'HammingHyper', 'gp_posterior', 'HammingGP',
-           'fit_hamming_gp', 'loo_log_predictive', 'log_evidence', 'kernel_options', 'n_hyperparameters',
+           'check_noise', 'fit_hamming_gp', 'loo_log_predictive', 'log_evidence', 'kernel_options', 'n_hyperparameters',
            'KernelChoice', 'fit_kernel_choice']
 
 # %% ../../nbs/30_hamming_gp.ipynb #d959498d
@@ -264,6 +264,13 @@ def _to_hyper(model, likelihood, shift: float, scale: float) -> HammingHyper:
                             mean=float(model.mean_module.constant) * scale + shift,
                             noise=float(likelihood.noise) * scale**2, **size)
 
+def check_noise(noise, # the GP's noise variance relative to var(y)
+               ) -> float:
+    "`noise` as a float if it is a positive finite real number (not a bool); else a ValueError that says what it is."
+    if isinstance(noise, (bool, np.bool_)) or not isinstance(noise, numbers.Real) or not (np.isfinite(float(noise)) and noise > 0):
+        raise ValueError(f"noise must be a positive finite number (the GP's noise variance relative to var(y)), got {noise!r}")
+    return float(noise)
+
 class _torch_threads:
     "Context manager: run torch with `n` intra-op threads (None: leave the setting), restoring it afterwards."
     def __init__(self, n: int | None): self.n, self.saved = n, None
@@ -291,7 +298,7 @@ def fit_hamming_gp(X,                                 # observed coalitions (t, 
         raise TypeError(f"init must be a HammingHyper or None, got {type(init).__name__}")
     if init is not None and init.n_players != X.shape[1]:
         raise ValueError(f"init has {init.n_players} players, the data {X.shape[1]}")
-    if not (np.isfinite(noise) and noise > 0): raise ValueError(f"noise must be positive, got {noise}")
+    noise = check_noise(noise)
     check_int(max_iter, "max_iter", minimum=1)
     if shrinkage is not None and not (np.isfinite(shrinkage) and shrinkage > 0):
         raise ValueError(f"shrinkage must be positive and finite, or None, got {shrinkage!r}")

@@ -13,12 +13,13 @@ from ..core.validation import check_bool, check_int, check_n_players, check_coal
 from ..core.scale import check_executor, evaluate_coalitions
 from ..core.explanation import Explanation
 from ..sampling.baselines import leverage_coalitions
-from .gp import HammingHyper, fit_hamming_gp, DEFAULT_NOISE, _torch_threads, KERNEL_CHOICES, CRITERIA, fit_kernel_choice, kernel_options
+from .gp import HammingHyper, gp_posterior, check_noise, fit_hamming_gp, DEFAULT_NOISE, _torch_threads, KERNEL_CHOICES, CRITERIA, fit_kernel_choice, kernel_options
 from .eig import ShapleyPosterior, select_batch
 
 # %% auto #0
 __all__ = ['SELECTIONS', 'MAX_PLAYERS', 'EFFICIENCY_VAR_RTOL', 'KERNELS', 'RESELECT', 'TIE_RTOL', 'SIZE_BLIND_EPS',
-           'default_n_initial', 'efficient_posterior', 'stopped_posterior', 'size_blind', 'shapleig']
+           'default_n_initial', 'efficient_posterior', 'stopped_posterior', 'size_blind', 'predictive_z2',
+           'sd_inflation', 'shapleig']
 
 # %% ../../nbs/32_shapleig.ipynb #13be19d5
 SELECTIONS = ("eig", "random", "uncertainty", "leverage")
@@ -188,6 +189,27 @@ def _sizes_to_explore(X: np.ndarray, y: np.ndarray) -> np.ndarray | None:
     counts = np.bincount(X.sum(1), minlength=X.shape[1] + 1)[1:-1]
     return 1 + np.flatnonzero(counts == counts.min())
 
+# %% ../../nbs/32_shapleig.ipynb #a447f038
+def predictive_z2(hyper: HammingHyper, # the hyperparameters that chose the new coalitions
+                  X,                   # the coalitions evaluated before them (t, p)
+                  y,                   # their values (t,)
+                  Z,                   # the new coalitions (q, p)
+                  y_new,               # their values (q,)
+                 ) -> np.ndarray:
+    "Squared standardised errors $(y-\\mu)^2/(\\sigma^2+\\sigma_n^2)$ of the GP's predictions of `y_new` from (X, y): (q,), each $\\chi^2_1$ if the model holds."
+    y_new = np.asarray(y_new, float)
+    mean, var = gp_posterior(hyper, X, y, Z)
+    if y_new.shape != mean.shape: raise ValueError(f"y_new must hold one value per new coalition, {len(mean)}, got shape {y_new.shape}")
+    return (y_new - mean) ** 2 / (var + hyper.noise)
+
+def sd_inflation(z2, # squared standardised one-step-ahead errors (NaN: none made)
+                ) -> float:
+    "The factor $\\max(1, \\overline{z^2})$ by which `shapleig` scales the posterior variance (1 with no predictions)."
+    z2 = np.asarray(z2, float)
+    z2 = z2[~np.isnan(z2)]
+    if (z2 < 0).any() or not np.isfinite(z2).all(): raise ValueError("z2 must be finite and non-negative (NaN: no prediction)")
+    return max(1.0, float(z2.mean())) if len(z2) else 1.0
+
 # %% ../../nbs/32_shapleig.ipynb #b61b53f1
 def _enumerated(game, p: int, executor, chunk_size, selection: str, kernel: str) -> Explanation:
     "ShaplEIG at a budget of every coalition: all 2^p evaluated once, the exact values, standard deviations 0."
@@ -195,7 +217,8 @@ def _enumerated(game, p: int, executor, chunk_size, selection: str, kernel: str)
     y = evaluate_coalitions(game, Z, executor, chunk_size)
     details = dict(cov=np.zeros((p, p)), coalitions=Z, game_values=y, round_of=np.zeros(len(Z), np.int64), hyper=None,
                    unit_exponent=0, hyper_standardised=None, cov_standardised=np.zeros((p, p)), fit_seconds=[], select_seconds=[],
-                   selection=selection, kernel=kernel, kernel_choice=None, kernels_chosen=[], enumerated=True)
+                   selection=selection, kernel=kernel, kernel_choice=None, kernels_chosen=[], enumerated=True,
+                   predictive_z2=np.full(len(Z), np.nan), sd_inflation=1.0)
     return Explanation(shapley_from_values(y), y[0], sd=np.zeros(p), n_evals=len(Z), method="shapleig", details=details)
 
 def shapleig(game,                          # callable on a boolean (k, p) coalition matrix, returning k floats
@@ -237,6 +260,8 @@ def shapleig(game,                          # callable on a boolean (k, p) coali
     budget, n_initial, batch_size, n_candidates = _check_options(p, budget, n_initial, selection, batch_size, n_candidates, refit)
     executor = check_executor(executor)
     learn_noise, size_trend = check_bool(learn_noise, "learn_noise"), check_bool(size_trend, "size_trend")
+    noise = check_noise(noise)
+    if n_threads is not None: check_int(n_threads, "n_threads", minimum=1)
     if progress is not None: check_bool(progress, "progress")
     ard_from = 4 * p if ard_from is None else check_int(ard_from, "ard_from", minimum=0)
     _check_kernel(kernel, kernel_criterion, reselect)
@@ -249,7 +274,7 @@ def shapleig(game,                          # callable on a boolean (k, p) coali
     y = evaluate_coalitions(game, X, executor, chunk_size)   # the game's own values; the GP sees u = (y - v(∅)) 2^-e
     ref = y[0]                                               # v(∅) (always first): any offset of the game drops out
     e = _unit_exponent(y - ref)
-    round_of = [0] * n_initial
+    round_of, z2 = [0] * n_initial, [np.nan] * n_initial   # z2: one-step-ahead checks of the model (above)
     hyper, fitted_at, fit_s, select_s = None, 0, [], []   # hyper in the units 2^e of u
     fits, chosen, selected_at = {}, [], 0                  # kernel="auto": every candidate's last fit (units 2^e), the choices
     bar = tqdm(total=budget, initial=n_initial, disable=not (budget - n_initial >= 100 if progress is None else progress),
@@ -295,7 +320,11 @@ def shapleig(game,                          # callable on a boolean (k, p) coali
                     pick = _pick_one(post_now, cand, criterion) if q == 1 else select_batch(post_now, cand, q, criterion)
                 Z_new = cand[pick]
             select_s.append(time.perf_counter() - start)
-            y = np.concatenate([y, evaluate_coalitions(game, Z_new, executor, chunk_size)])
+            y_new = evaluate_coalitions(game, Z_new, executor, chunk_size)
+            if hyper is not None and selection in ("eig", "uncertainty"):   # predicted before evaluated (above)
+                z2 += list(predictive_z2(hyper, X, np.ldexp(y - ref, -e), Z_new, np.ldexp(y_new - ref, -e)))
+            else: z2 += [np.nan] * len(Z_new)
+            y = np.concatenate([y, y_new])
             X = np.vstack([X, Z_new]); round_of += [round_no] * len(Z_new)
             e_new = _unit_exponent(y - ref)                      # new extreme values: move to their units (exactly)
             if e_new != e:
@@ -309,11 +338,13 @@ def shapleig(game,                          # callable on a boolean (k, p) coali
         post = stopped_posterior(X, np.ldexp(y - ref, -e), hyper, ard_from=ard_from, noise=noise, learn_noise=learn_noise, n_threads=None,
                                  size_trend=size_trend, kernel=kernel, criterion=kernel_criterion)
         fit_s.append(time.perf_counter() - start)
+    inflation = sd_inflation(z2)
     with np.errstate(over="ignore", under="ignore"):      # c² beyond float64: documented inf / 0
-        cov = np.ldexp(post.cov, 2 * e)
+        cov = np.ldexp(inflation * post.cov, 2 * e)
     details = dict(cov=cov, coalitions=X, game_values=y, round_of=np.array(round_of),
                    hyper=_game_hyper(post.hyper, e, ref), unit_exponent=e, hyper_standardised=post.hyper,
-                   cov_standardised=post.cov, fit_seconds=fit_s, select_seconds=select_s, selection=selection,
+                   cov_standardised=inflation * post.cov, predictive_z2=np.array(z2), sd_inflation=inflation,
+                   fit_seconds=fit_s, select_seconds=select_s, selection=selection,
                    kernel=kernel, kernel_choice=getattr(post, "kernel_choice", None), kernels_chosen=chosen)
     blind = size_blind(X, y)                              # decline (above)
     if blind:
@@ -322,5 +353,5 @@ def shapleig(game,                          # callable on a boolean (k, p) coali
                               "assumption; the values are the posterior mean, which the data cannot check either. "
                               "A larger budget, or an estimator with design-based errors (kernel_shap), decides")
         details.update(cov=None, cov_standardised=None)  # the sd's source: withheld with it
-    return Explanation(np.ldexp(post.values, e), y[0], sd=None if blind else np.ldexp(post.sd, e),
+    return Explanation(np.ldexp(post.values, e), y[0], sd=None if blind else np.ldexp(np.sqrt(inflation) * post.sd, e),
                        n_evals=len(X), method="shapleig", details=details)

@@ -13,17 +13,16 @@ from ..core.games import CachedGame
 from ..core.scale import check_executor, evaluate_coalitions
 from ..core.explanation import Explanation
 from ..sampling.surrogate import surrogate_shap, N_FOLDS, CORRECTIONS
-from .gp import HammingHyper, fit_kernel_choice, fit_hamming_gp, kernel_options, KERNEL_CHOICES, CRITERIA, DEFAULT_NOISE
+from .gp import HammingHyper, check_noise, fit_kernel_choice, fit_hamming_gp, kernel_options, KERNEL_CHOICES, CRITERIA, DEFAULT_NOISE
 from .eig import shapley_kernel_vectors
 from .shapleig import shapleig
 
 # %% auto #0
-__all__ = ['HYPER_FITS', 'GP_KERNELS', 'FIT_RESOLUTION', 'GPSurrogate', 'gp_surrogate_shap']
+__all__ = ['HYPER_FITS', 'GP_KERNELS', 'GPSurrogate', 'gp_surrogate_shap']
 
 # %% ../../nbs/35_gp_surrogate.ipynb #c3e1edb2
 HYPER_FITS = ("shared", "fold")                   # hyperparameters fitted once on every evaluated point, or per fold
 GP_KERNELS = ("auto",) + tuple(KERNEL_CHOICES)    # "auto": chosen by `criterion` among KERNEL_CHOICES (ShaplEIG's default)
-FIT_RESOLUTION = 1e-5   # standard errors all below this fraction of the game's range: the sample shows no error the GP missed
 
 # %% ../../nbs/35_gp_surrogate.ipynb #092ad986
 def _check_gp_options(kernel, criterion, hyper_fit, noise):
@@ -31,8 +30,7 @@ def _check_gp_options(kernel, criterion, hyper_fit, noise):
     if kernel not in GP_KERNELS: raise ValueError(f"kernel must be one of {GP_KERNELS}, got {kernel!r}")
     if criterion not in CRITERIA: raise ValueError(f"criterion must be one of {CRITERIA}, got {criterion!r}")
     if hyper_fit not in HYPER_FITS: raise ValueError(f"hyper_fit must be one of {HYPER_FITS}, got {hyper_fit!r}")
-    if isinstance(noise, (bool, np.bool_)) or not isinstance(noise, numbers.Real) or not (np.isfinite(float(noise)) and noise > 0):
-        raise ValueError(f"noise must be a positive finite number, got {noise!r}")
+    check_noise(noise)
 
 # %% ../../nbs/35_gp_surrogate.ipynb #81dfd5ca
 def _unique_rows(Z, y):
@@ -167,15 +165,4 @@ def gp_surrogate_shap(game,                         # callable on a boolean (k, 
                        bootstrap=bootstrap, n_boot=n_boot)
     details = dict(e.details, kernel=kernel, hyper_fit=hyper_fit, active=active, n_active=0 if anchors is None else n_active,
                    anchors=anchors, eig_run=eig_run, design_budget=rest)
-    if e.details["design"] is None:   # p = 1: v(N) - v(∅), exact (surrogate_shap warned)
-        return Explanation(e.values, e.base_values, se=e.se, n_evals=counted.n_evals, method="gp_surrogate_shap", details=details)
-    se, scale = e.se, float(np.abs(np.append(e.details["game_values"], e.details["v_full"]) - e.base_values).max())
-    if se is not None and not e.details["design"].enumerated and se.max() < FIT_RESOLUTION * scale:
-        se = None
-        details.update(replicates=None, bootstrap=None, se_note=(
-            f"no standard errors at budget {budget} for p = {p}: the GP reproduces the sampled coalitions so closely that "
-            f"every standard error would be below {FIT_RESOLUTION:g} of the game's range ({e.se.max() / scale:.1e}), so the "
-            "design shows nothing of the surrogate's error on the coalitions not sampled. For a game the GP represents "
-            "exactly (additive, say) the values are then exact to about that precision; for any other game the error is "
-            "unseen (a single coalition nobody drew can carry it), and an interval of width near zero would be wrong."))
-    return Explanation(e.values, e.base_values, se=se, n_evals=counted.n_evals, method="gp_surrogate_shap", details=details)
+    return Explanation(e.values, e.base_values, se=e.se, n_evals=counted.n_evals, method="gp_surrogate_shap", details=details)

@@ -28,6 +28,17 @@ def _names(name: str, names, n: int, prefix: str) -> list[str]:
     if len(names) != n: raise ValueError(f"{name} must have {n} entries, got {len(names)}")
     return names
 
+# %% ../../nbs/04_explanation.ipynb #deb2b881
+def _frame_values(frame) -> np.ndarray:
+    "A DataFrame's values (n, p): numeric columns, nullable ones too, as floats with NaN where missing; the others as they are."
+    import pandas as pd
+    numeric = [pd.api.types.is_numeric_dtype(t) and not pd.api.types.is_bool_dtype(t) for t in frame.dtypes]
+    if not all(numeric): out = frame.to_numpy(dtype=object)
+    else: return frame.to_numpy(dtype=float, na_value=np.nan)
+    for j, is_number in enumerate(numeric):
+        if is_number: out[:, j] = frame.iloc[:, j].to_numpy(dtype=float, na_value=np.nan)
+    return out
+
 # %% ../../nbs/04_explanation.ipynb #6e21a40e
 class Explanation:
     "Shapley values of one or many rows (and outputs) with their uncertainty, base values and metadata."
@@ -70,7 +81,7 @@ class Explanation:
                     sorted(map(str, feature_names)) == sorted(columns):
                 raise ValueError(f"data's columns {columns} are feature_names {list(feature_names)} in another order: "
                                  "pass data[feature_names] so that each column stays with its name")
-            data = data.to_numpy()
+            data = _frame_values(data)
         if data is not None:
             data = np.asarray(data)
             if data.shape != ((n, p) if rows else (p,)):

@@ -131,7 +131,8 @@ class TableGame:
         values = np.asarray(values)
         n = values.shape[0] if values.ndim == 1 else 0
         if n < 2 or n & (n - 1): raise ValueError(f"values must be 1-D of length 2**p (p >= 1), got shape {values.shape}")
-        self.values, self.n_players, self.name = check_finite(values, "the value table"), n.bit_length() - 1, name
+        self.values = np.array(check_finite(values, "the value table"), dtype=float)   # a copy: the caller's array may change
+        self.n_players, self.name = n.bit_length() - 1, name
 
     def __call__(self, Z) -> np.ndarray: return self.values[coalition_to_mask(check_coalitions(Z, self.n_players))]
 
@@ -203,8 +204,9 @@ def _predictions(pred, n: int) -> np.ndarray:
         raise ValueError(f"predict returned values of dtype {pred.dtype}, not numbers (class labels?); for a classifier "
                          "explain a probability: lambda X: model.predict_proba(X)[:, 1]") from None
     if pred.shape not in ((n,), (n, 1)):
-        raise ValueError(f"predict must return one value per row, shape ({n},); got {pred.shape} (for several outputs "
-                         "explain one at a time, e.g. lambda X: model.predict_proba(X)[:, 1])")
+        raise ValueError(f"predict must return one value per row; for {n} rows (the explained row's features imputed from "
+                         f"background rows) it returned shape {pred.shape}. For a model of several outputs explain one at a "
+                         "time: lambda X: model.predict(X)[:, k], or for a classifier lambda X: model.predict_proba(X)[:, 1]")
     if not np.isfinite(pred).all():
         raise ValueError(f"predict returned non-finite values for {int((~np.isfinite(pred)).sum())} of {n} imputed rows; "
                          "NaN in the explained row or the background is passed to the model as it is, so the model must "

@@ -143,10 +143,10 @@ def _column_order(columns, names, what: str, against: str) -> list[int]:
         raise ValueError(f"{what}'s columns do not match {against} {list(names)}: {'; '.join(parts)}")
     return order
 
-def _check_width(width: int, n_features, what: str, shape):
+def _check_width(width: int, n_features, what: str, shape, against: str = "the model was fitted with"):
     if n_features is not None and width != n_features:
-        raise ValueError(f"{what} must have {n_features} features, shape (n, {n_features}) or ({n_features},), as the model "
-                         f"was fitted with; got shape {tuple(shape)}")
+        raise ValueError(f"{what} must have {n_features} features, shape (n, {n_features}) or ({n_features},), as {against}; "
+                         f"got shape {tuple(shape)}")
 
 def _as_array(X) -> np.ndarray:
     "X as an array; a list or tuple mixing text with numbers or booleans as objects (numpy would make every entry text)."
@@ -197,11 +197,13 @@ def warn_reordered(X,              # rows as given: an array, a DataFrame or a S
     if order != list(range(len(order))):
         warnings.warn(f"{what}'s columns are in another order than the model's features; the values follow the model's "
                       f"order {names[:6]}{' ...' if len(names) > 6 else ''} (explainer.feature_names), not {what}.columns: "
-                      f"label them with those, or use explainer({what}), whose Explanation carries the names",
+                      f"label them with those, or use explainer({what}), whose Explanation carries the names. The columns are "
+                      "matched by name: a model that reads them by position (LightGBM's predict does) predicts other inputs "
+                      "from this frame",
                       ReorderedColumnsWarning, stacklevel=3)
 
 # %% ../../nbs/06_tabular.ipynb #cbc23efd
-def _as_frame_like(A, template, what: str):
+def _as_frame_like(A, template, what: str, template_what: str = "the frame it is matched to"):
     "An array (p,) or (n, p), or a Series, as a DataFrame with `template`'s columns."
     import pandas as pd
     if is_series(A):
@@ -210,7 +212,7 @@ def _as_frame_like(A, template, what: str):
     A = _as_array(A)
     A = A[None] if A.ndim == 1 else A
     if A.ndim != 2: raise ValueError(f"{what} must be one row (p,) or rows (n, p), got shape {A.shape}")
-    _check_width(A.shape[1], template.shape[1], what, A.shape)
+    _check_width(A.shape[1], template.shape[1], what, A.shape, f"{template_what} has ({template.shape[1]} columns)")
     frame = pd.DataFrame(A, columns=template.columns)
     return frame.infer_objects() if A.dtype == object else frame
 
@@ -313,8 +315,8 @@ def match_frames(X,                      # rows to explain: array, DataFrame or 
         data = np.asarray(data)
         data = data[None] if data.ndim == 1 else data
         if is_series(X): X = _as_frame_like(X, pd.DataFrame(columns=X.index), what)
-        data = _as_frame_like(data, X, data_what)
-    if is_series(X) or not is_frame(X): X = _as_frame_like(X, data, what)
+        data = _as_frame_like(data, X, data_what, what)
+    if is_series(X) or not is_frame(X): X = _as_frame_like(X, data, what, data_what)
     if len(data) == 0: raise ValueError(f"{data_what} must hold at least one row")
     order = _column_order(X.columns, [str(c) for c in data.columns], what, f"{data_what}'s columns")
     if order != list(range(X.shape[1])): X = X.iloc[:, order]

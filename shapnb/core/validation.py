@@ -10,8 +10,8 @@ import warnings
 import numpy as np
 
 # %% auto #0
-__all__ = ['MODEL_METHODS', 'check_int', 'check_bool', 'check_n_players', 'check_coalitions', 'ModelAsGameWarning',
-           'evaluate_game', 'check_finite', 'check_level', 'random_generator']
+__all__ = ['MODEL_METHODS', 'FLOAT_EXACT_INT', 'check_int', 'check_bool', 'check_n_players', 'check_coalitions',
+           'ModelAsGameWarning', 'evaluate_game', 'check_finite', 'check_level', 'random_generator']
 
 # %% ../../nbs/00_validation.ipynb #12694430
 def check_int(value,                    # the value to check
@@ -77,6 +77,20 @@ def _wrapping_advice(model, name: str) -> str:
             f"{name} would predict from 0/1 indicators. Wrap it in the marginal game of the row x you explain: "
             f"MarginalGame(model.{name}, x, background){one} from shapnb.core.games, or call explain(model, X, data=background)")
 
+FLOAT_EXACT_INT = 2 ** 53   # integers up to this size are exact as float64
+
+def _check_exact_integers(out: np.ndarray):
+    "Refuse integers (NumPy or Python) that float64 would round: their differences, of which Shapley values are made, would be lost."
+    flat = out.ravel()
+    if flat.dtype.kind in "iu":
+        flat = flat[(flat > FLOAT_EXACT_INT) | (flat < -FLOAT_EXACT_INT)] if flat.dtype.kind == "i" else flat[flat > FLOAT_EXACT_INT]
+    for v in flat:
+        if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and int(float(v)) != int(v):
+            raise ValueError(f"the game returned the integer {int(v)}, beyond 2**53, which float64 cannot hold exactly: the "
+                             "differences between coalitions' values, of which Shapley values are made, would be rounded away. "
+                             "Subtract a constant inside the game (its value on the empty coalition, say), or return floats "
+                             "if that rounding is acceptable")
+
 def evaluate_game(game, # callable on a boolean (k, p) coalition matrix, returning k floats
                   Z, # the coalitions to evaluate, (k, p)
                  ) -> np.ndarray:
@@ -89,12 +103,17 @@ def evaluate_game(game, # callable on a boolean (k, p) coalition matrix, returni
     elif not callable(game): raise TypeError(f"a game must be callable on a (k, p) coalition matrix, got {type(game).__name__}")
     out = game(Z.copy())   # a copy: a game that writes into its input cannot change the caller's coalitions
     if out is None: raise ValueError("the game returned None; it must return one number per coalition (a missing `return`?)")
+    if np.ma.isMaskedArray(out) and np.ma.is_masked(out):
+        raise ValueError("the game returned a masked array with masked entries; a value is needed for every coalition")
     out = np.asarray(out)
+    if out.dtype.kind in "mM":
+        raise ValueError(f"the game returned dates or durations (dtype {out.dtype}); return numbers, e.g. durations in seconds")
     if np.iscomplexobj(out):
         raise ValueError(f"the game returned complex values (dtype {out.dtype}); Shapley values are defined here for real "
                          "games: return the real part, or explain the real and imaginary parts as two games")
     if out.dtype.kind in "SU" or (out.dtype == object and any(isinstance(v, (str, bytes)) for v in out.ravel())):
         raise ValueError(f"the game must return numbers, got text such as '{out.ravel()[0]!s}' (numeric strings are not read as numbers)")
+    if out.dtype.kind in "iuO": _check_exact_integers(out)
     try: out = out.astype(float)
     except (TypeError, ValueError): raise ValueError(f"the game must return numbers, got values of dtype {out.dtype}") from None
     if out.shape != (Z.shape[0],):

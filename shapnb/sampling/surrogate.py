@@ -19,7 +19,7 @@ from .regression import sum_zero_basis, check_identifiable, residual_df, DF_MIN,
 from .bootstrap import replicate_multiplicities, replicate_se, without_spread
 
 # %% auto #0
-__all__ = ['TREES', 'SURROGATES', 'N_FOLDS', 'CORRECTIONS', 'population_gram', 'linear_shapley', 'is_surrogate',
+__all__ = ['TREES', 'SURROGATES', 'N_FOLDS', 'FIT_RESOLUTION', 'CORRECTIONS', 'population_gram', 'linear_shapley', 'is_surrogate',
            'CoalitionSurrogate', 'fit_surrogate', 'assign_folds', 'shrinkage_weight', 'surrogate_shap']
 
 # %% ../../nbs/25_surrogate.ipynb #9b784df6
@@ -203,6 +203,16 @@ def _declined(design: CoalitionDesign) -> str | None:
                 f"residuals. A budget of at least {2 * (p - 1 + DF_MIN) + 2} evaluations gives standard errors.")
     return None
 
+FIT_RESOLUTION = 1e-5   # standard errors all below this fraction of the game's range: the sample shows no error the surrogates missed
+
+def _resolution_note(design: CoalitionDesign, ratio: float) -> str:
+    "Why no standard errors are reported when every one is below FIT_RESOLUTION of the game's range (`ratio`: the largest's share)."
+    return (f"no standard errors at budget {design.n_evals} for p = {design.p}: the surrogates reproduce the sampled coalitions so "
+            f"closely that every standard error would be below {FIT_RESOLUTION:g} of the game's range ({ratio:.1e}), so the "
+            "design shows nothing of their error on the coalitions not sampled. For a game they represent exactly the values "
+            "are then exact to about that precision; for any other game the error is unseen (a single coalition nobody drew "
+            "can carry it), and an interval of width near zero would be wrong")
+
 def _no_spread_note(design: CoalitionDesign, still: np.ndarray) -> str:
     "Why no standard errors are reported when the replicates of some players (`still`, (p,) bool) show no spread at all."
     k, p = design.n_evals, design.p
@@ -332,7 +342,9 @@ def surrogate_shap(game,                      # callable on a boolean (k, p) coa
         inflation = float(student_t.ppf(0.975, max(residual_df(d), 1)) / student_t.ppf(0.975, np.inf))
         se, used = inflation * np.sqrt(replicate_se(reps) ** 2 + spread), "symmetric"
         still = without_spread(se, phi, y, v0, v1)
+        scale = float(np.abs(np.append(y, v1) - v0).max())          # the game's range, in the units of 2^e
         if still.any(): se, reps, used, note = None, None, None, _no_spread_note(d, still)
+        elif se.max() < FIT_RESOLUTION * scale: se, reps, used, note = None, None, None, _resolution_note(d, se.max() / scale)
     unit = lambda x: None if x is None else np.ldexp(x, e)
     with np.errstate(over="ignore"):
         phi, se, reps = unit(phi), unit(se), unit(reps)

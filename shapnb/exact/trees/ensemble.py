@@ -240,6 +240,7 @@ def _cover_shares(left, right, cover):
 class TreeEnsemble:
     "A tree ensemble as flat node arrays: `raw(X) = base + sum of leaf values`, one column per output."
     takes_missing = True   # the default for ensembles pickled before the attribute existed (they took NaN)
+    takes_infinite = True  # likewise: they compared infinities like any number
 
     def __setstate__(self, state):
         "Unpickle; an ensemble pickled before the per-node path arrays were kept gets them now."
@@ -260,6 +261,7 @@ class TreeEnsemble:
                  sparse_absent: float | None = None,       # what an entry absent from a sparse matrix is (NaN: missing; 0.0: zero); None refuses sparse rows
                  source: str = "TreeEnsemble",             # the model's library, for messages
                  takes_missing: bool = True,                # whether the model's own predict takes missing values (NaN); False refuses rows holding them
+                 takes_infinite: bool = True,               # whether the model's own predict takes ±inf (after its cast); False refuses rows holding them
                 ):
         if not isinstance(trees, (list, tuple)) or not trees: raise ValueError("the model has no trees; expected a non-empty list of node-array dicts")
         for i, t in enumerate(trees):
@@ -283,6 +285,8 @@ class TreeEnsemble:
         self.missing_value, self.sparse_absent, self.source = float(missing_value), sparse_absent, source
         if not isinstance(takes_missing, (bool, np.bool_)): raise TypeError(f"takes_missing must be True or False, got {takes_missing!r}")
         self.takes_missing = bool(takes_missing)
+        if not isinstance(takes_infinite, (bool, np.bool_)): raise TypeError(f"takes_infinite must be True or False, got {takes_infinite!r}")
+        self.takes_infinite = bool(takes_infinite)
         if isinstance(zero_below, (bool, np.bool_)) or not np.isscalar(zero_below) or not (0 <= zero_below < np.inf):
             raise ValueError(f"zero_below must be a finite number >= 0, got {zero_below!r}")
         self.zero_below = float(zero_below)
@@ -463,6 +467,10 @@ class TreeEnsemble:
         if not self.takes_missing and np.isnan(rows).any():
             raise ValueError(f"{what} holds missing values (NaN), which this {self.source} model's own predict refuses: it has no "
                              "answer for them to explain. Impute them first, or use a model that takes them (e.g. HistGradientBoosting)")
+        if not self.takes_infinite and np.isinf(rows).any():
+            raise ValueError(f"{what} holds infinite values (±inf, or numbers beyond float32's range, which the model's float32 cast "
+                             f"makes infinite), which this {self.source} model's own predict refuses: it has no answer for them to "
+                             "explain. Clip or impute them first")
         return rows, names, single
 
     def rows(self,
@@ -544,7 +552,8 @@ def _from_sklearn_trees(model) -> TreeEnsemble:
     trees = [_sklearn_tree(e.tree_, 1.0 / len(estimators), classifier) for e in estimators]
     k = trees[0]["value"].shape[1]
     return TreeEnsemble(trees, np.zeros(k), model.n_features_in_, np.float32, feature_names=model_feature_names(model),
-                        sparse_absent=0.0, source="scikit-learn", takes_missing=_sklearn_takes_missing(model))
+                        sparse_absent=0.0, source="scikit-learn", takes_missing=_sklearn_takes_missing(model),
+                        takes_infinite=False)
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #cf8fd24a
 def _from_sklearn_gbm(model) -> TreeEnsemble:
@@ -562,7 +571,8 @@ def _from_sklearn_gbm(model) -> TreeEnsemble:
         for c in range(k):
             trees.append(_sklearn_tree(model.estimators_[i, c].tree_, model.learning_rate, False)); outputs.append(c)
     return TreeEnsemble(trees, base, model.n_features_in_, np.float32, outputs, model_feature_names(model),
-                        sparse_absent=0.0, source="scikit-learn GradientBoosting", takes_missing=_sklearn_takes_missing(model))
+                        sparse_absent=0.0, source="scikit-learn GradientBoosting", takes_missing=_sklearn_takes_missing(model),
+                        takes_infinite=False)
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #08db87bd
 def _isolation_path_length(n) -> np.ndarray:
