@@ -42,7 +42,7 @@ def _one_row_frame(row):
     return pd.DataFrame([row.to_numpy()], columns=row.index).infer_objects()
 
 def _tables(model, X, data):
-    "(X, data, single): rows (n, p) and background matched by name to the model and to each other; `single` for one row."
+    "(X, data, single): rows (n, p) and background matched by name to the model and to each other (a function gets data's order); `single` for one row."
     names = model_feature_names(model)
     X = match_columns(X, names, "X")
     single = is_series(X) or (not is_frame(X) and np.ndim(X) == 1)
@@ -51,12 +51,12 @@ def _tables(model, X, data):
     if X.shape[0] == 0 or X.shape[1] == 0: raise ValueError(f"X must hold at least one row and one feature, got shape {X.shape}")
     if data is not None:
         data = match_columns(data, names, "data")
-        if names is None and is_frame(X) and is_frame(data) and (ours := [str(c) for c in X.columns]) != \
-                (theirs := [str(c) for c in data.columns]) and sorted(ours) == sorted(theirs):
-            raise ValueError(f"the model has no feature names, so it reads its features by position, and X and data name their "
-                             f"columns in different orders ({ours[:6]} and {theirs[:6]}): which one it was fitted with is not "
-                             "known. Pass both in that order (e.g. data[X.columns] if X's is right), or fit the model on a "
-                             "DataFrame, whose names explain matches")
+        if names is None and hasattr(model, "predict") and is_frame(X) and is_frame(data) and \
+                (ours := [str(c) for c in X.columns]) != (theirs := [str(c) for c in data.columns]) and sorted(ours) == sorted(theirs):
+            raise ValueError(f"{type(model).__name__} has no feature names, so it reads its features by position, and X and data "
+                             f"name their columns in different orders ({ours[:6]} and {theirs[:6]}): which one it was fitted with "
+                             "is not known. Pass both in that order (e.g. data[X.columns] if X's is right), or fit the model on "
+                             "a DataFrame, whose names explain matches")
         X, data = match_frames(X, data, "X", "data")
     return X, data, single
 
@@ -248,6 +248,7 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
     if feature_names is None:
         feature_names = ([str(c) for c in X.columns] if is_frame(X) else model_feature_names(model_or_game)
                          or ([str(c) for c in data.columns] if is_frame(data) else None))
+    asked = method
     if method == "auto":
         not_tree = _refusal(tree_ensemble, model_or_game)
         not_kernel = not_tree and _refusal(kernel_expansion, model_or_game)
@@ -263,5 +264,11 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
                              "budget (game evaluations per row), e.g. budget=200"
                              + _exact_hint(p_x, "features", f" to evaluate all 2^{p_x} coalitions of each row "
                                                             f"({2 ** p_x * len(data)} predictions per row)"))
+    if method in ("tree", "kernel") and (unused := [n for n, v in (("budget", budget), ("seed", seed)) if v is not None]):
+        why = (f"method={method!r} is exact and deterministic: it takes no {' or '.join(unused)} (the estimators do, e.g. "
+               "method='kernelshap')")
+        if asked != "auto": raise ValueError(why)
+        warnings.warn(f"{type(model_or_game).__name__} is explained exactly ({why}); the {' and '.join(unused)} given "
+                      "are not used", stacklevel=2)
     e = _explain_model(model_or_game, X, method, data, budget, seed, progress, feature_names, dict(options), executor, chunk_size)
     return e[0] if single else e

@@ -101,6 +101,9 @@ class Explanation:
         "An estimator detail (e.g. `design`, `replicates`, `posterior`) by name."
         details = self.__dict__.get("_details", {})
         if name in details: return details[name]
+        if name == "expected_value":
+            raise AttributeError("Explanation has no attribute 'expected_value': its base values (v(∅), shap explainers' "
+                                 "expected_value) are `base_values`")
         raise AttributeError(f"{type(self).__name__} has no attribute {name!r}"
                              + (f"; its details are {sorted(details)}" if details else "")
                              + ("" if name.startswith("_") else " (selecting features, averaging, summing or stacking "
