@@ -89,18 +89,23 @@ def prefix_runs(g, p, truth, seed, options):
     """Tuning shortcut: one run to 8p; at every smaller budget of GRID the estimate a run stopped there returns.
 
     The coalitions chosen do not depend on the budget, so a run with budget b chooses the first b coalitions of the 8p
-    run; its estimate is `stopped_posterior` at that point (warm-started from the hyperparameters of the last round)."""
+    run; its estimate is `stopped_posterior` at that point (warm-started from the hyperparameters of the last round), its sd
+    widened by the one-step-ahead check of the coalitions so far and declined on size-blind data, as the run would."""
     import torch
-    from shapnb.bayes.shapleig import shapleig, stopped_posterior
+    from shapnb.bayes.shapleig import shapleig, stopped_posterior, predictive_z2, sd_inflation, size_blind
     torch.set_num_threads(1)
+    selection_fits = options.get("selection", "eig") in ("eig", "uncertainty") and options.get("batch_size", 1) == 1
     budgets = {b(p): label for label, b in GRID}
-    out, c0 = {}, time.process_time()
+    out, c0, z2 = {}, time.process_time(), []
     def at(X, y, hyper):
+        if hyper is not None and selection_fits:           # the run's one-step-ahead check (notebook 32), one coalition a round
+            z2.append(float(predictive_z2(hyper, X[:-1], y[:-1], X[-1:], y[-1:])[0]))
         if len(X) in budgets and len(X) < 8 * p:
             post = stopped_posterior(X, y, hyper, n_threads=None,
                                      **{k: v for k, v in options.items() if k in ("kernel",)},
                                      **({"criterion": options["kernel_criterion"]} if "kernel_criterion" in options else {}))
-            out[budgets[len(X)]] = (post.values, post.sd, time.process_time() - c0, getattr(post, "kernel_choice", None))
+            sd = None if size_blind(X, y) else post.sd * np.sqrt(sd_inflation(z2))   # what a run with this budget reports
+            out[budgets[len(X)]] = (post.values, sd, time.process_time() - c0, getattr(post, "kernel_choice", None))
     e = shapleig(g, p, 8 * p, seed=seed, progress=False, callback=at, **options)
     out["8p"] = (e.values, e.sd, time.process_time() - c0, e.details.get("kernel_choice"))
     rows = []

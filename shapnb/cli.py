@@ -4,7 +4,7 @@
 
 # %% ../nbs/43_cli.ipynb #51df2eb9
 from __future__ import annotations
-import argparse
+import argparse, tempfile
 import importlib.util
 import sys
 import time
@@ -131,11 +131,15 @@ def _install_hint(missing: dict) -> str:
 MAX_SCALE = 10.0   # bench-trees --scale: ten times the benchmark's sizes at most
 
 def _check_out(folder) -> None:
-    "A ValueError unless `folder` is, or can be made, a folder (no file in the way)."
+    "A ValueError unless `folder` is, or can be made, a folder we can write to (no file in the way, permissions)."
     for part in [Path(folder), *Path(folder).parents]:
         if part.exists():
             if not part.is_dir(): raise ValueError(f"--out {folder}: {part} is a file, not a folder")
-            return
+            break
+    try:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder): pass
+    except OSError as exc: raise ValueError(f"--out {folder}: cannot write there ({exc.strerror or exc})") from None
 
 def main(argv=None, # command-line arguments, None for sys.argv[1:]
         ):
@@ -168,6 +172,9 @@ def main(argv=None, # command-line arguments, None for sys.argv[1:]
     args = parser.parse_args(sys.argv[1:] if argv is None else list(argv))
     if args.command == "bench-trees":
         if not 0 < args.scale <= MAX_SCALE: bench.error(f"--scale must be positive and at most {MAX_SCALE:g}")
+        if any(t < 1 for t in getattr(args, "threads", [])): bench.error("--threads must be positive integers")
+        if args.repeats < 1: bench.error("--repeats must be at least 1")
+        if getattr(args, "only", None) == []: bench.error("--only needs at least one configuration name (leave it out to run all)")
         threads, only = getattr(args, "threads", None), getattr(args, "only", None)     # SUPPRESS: absent unless given
         if missing := missing_bench_modules(only, args.interventional): raise SystemExit(_install_hint(missing))
         try: run_benchmark(args.scale, threads, args.repeats, only, interventional=args.interventional,

@@ -92,8 +92,7 @@ def _explain_game(game, p, method, budget, seed, progress, options, executor=Non
     "(values, base, se, sd, n_evals, note) of one game by `method`, its evaluations run through `executor` if given."
     if method == "exact":
         if options: raise ValueError(f"method='exact' takes no options, got {sorted(options)}")
-        phi, values = exact_shapley(game, p, executor=executor, return_values=True,     # v(∅) is values[0]: evaluated once
-                                    **({} if chunk_size is None else {"batch_size": chunk_size}))
+        phi, values = exact_shapley(game, p, executor=executor, return_values=True, chunk_size=chunk_size)   # v(∅): values[0]
         return phi, float(values[0]), None, None, 2 ** p, None
     budget = _check_budget(method, budget)
     if method == "kernelshap":

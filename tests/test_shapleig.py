@@ -12,7 +12,7 @@ from shapnb.core.explanation import Explanation
 from shapnb.bayes.gp import (HammingHyper, hamming_kernel, gp_posterior, fit_hamming_gp, fit_kernel_choice, KERNEL_CHOICES,
                              loo_log_predictive, log_evidence)
 from shapnb.bayes.eig import ShapleyPosterior, shapley_kernel_vectors, shapley_kernel_matrix, select_batch
-from shapnb.bayes.shapleig import shapleig, stopped_posterior, SELECTIONS
+from shapnb.bayes.shapleig import shapleig, stopped_posterior, SELECTIONS, Z2_CAP
 from shapnb.bayes.surrogate import gp_surrogate_shap
 from shapnb.bayes.baselines import gp_random, gp_uncertainty, gp_leverage
 from shapnb.sampling.baselines import (leverage_coalitions, permutation_sampling, kernel_shap_paired, leverage_shap,
@@ -427,3 +427,20 @@ def test_gp_surrogate_pays_and_counts_through_an_executor_that_ships_copies():
             local = gp_surrogate_shap(table, p, 30, seed=0, n_boot=20, active=active)
             assert remote.n_evals == local.n_evals == paid <= 30
             np.testing.assert_allclose(remote.values, local.values, atol=1e-12)
+
+
+def test_sd_widening_is_scale_free_and_bounded():
+    "The one-step-ahead factor of notebook 32: unchanged by scaling the game by 2^k, even when the initial design sees no spread, and at most Z2_CAP."
+    p = 8
+    game = lambda Z: (np.asarray(Z)[:, 0] & ~np.asarray(Z)[:, 1]).astype(float)   # 0 at ∅ and N: a flat start is common
+    w = np.array([5, 4, 3, 2, 2, 1, 1, 1.0])
+    vote = lambda Z: (np.asarray(Z, float) @ w >= 10).astype(float)               # a step game: confident misses
+    for seed in range(3):
+        ref = shapleig(game, p, 24, seed=seed, progress=False)
+        for k in (-20, 10):
+            run = shapleig(lambda Z: 2.0 ** k * game(Z), p, 24, seed=seed, progress=False)
+            assert run.details["sd_inflation"] == ref.details["sd_inflation"]
+            np.testing.assert_array_equal(run.values, 2.0 ** k * ref.values)
+            if ref.sd is not None: np.testing.assert_array_equal(run.sd, 2.0 ** k * ref.sd)
+        for run in (ref, shapleig(vote, p, 32, seed=seed, progress=False)):
+            assert 1.0 <= run.details["sd_inflation"] <= Z2_CAP

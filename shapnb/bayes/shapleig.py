@@ -17,7 +17,7 @@ from .gp import HammingHyper, gp_posterior, check_noise, fit_hamming_gp, DEFAULT
 from .eig import ShapleyPosterior, select_batch
 
 # %% auto #0
-__all__ = ['SELECTIONS', 'MAX_PLAYERS', 'EFFICIENCY_VAR_RTOL', 'KERNELS', 'RESELECT', 'TIE_RTOL', 'SIZE_BLIND_EPS',
+__all__ = ['SELECTIONS', 'MAX_PLAYERS', 'EFFICIENCY_VAR_RTOL', 'KERNELS', 'RESELECT', 'TIE_RTOL', 'SIZE_BLIND_EPS', 'Z2_CAP',
            'default_n_initial', 'efficient_posterior', 'stopped_posterior', 'size_blind', 'predictive_z2',
            'sd_inflation', 'shapleig']
 
@@ -190,25 +190,28 @@ def _sizes_to_explore(X: np.ndarray, y: np.ndarray) -> np.ndarray | None:
     return 1 + np.flatnonzero(counts == counts.min())
 
 # %% ../../nbs/32_shapleig.ipynb #a447f038
+Z2_CAP = 25.0   # a prediction missed by more than 5 sd counts as 5 sd: it says that the model failed, not by how much
+
 def predictive_z2(hyper: HammingHyper, # the hyperparameters that chose the new coalitions
                   X,                   # the coalitions evaluated before them (t, p)
                   y,                   # their values (t,)
                   Z,                   # the new coalitions (q, p)
                   y_new,               # their values (q,)
                  ) -> np.ndarray:
-    "Squared standardised errors $(y-\\mu)^2/(\\sigma^2+\\sigma_n^2)$ of the GP's predictions of `y_new` from (X, y): (q,), each $\\chi^2_1$ if the model holds."
-    y_new = np.asarray(y_new, float)
+    "Squared standardised errors $(y-\\mu)^2/(\\sigma^2+\\sigma_n^2)$ of the GP's predictions of `y_new` from (X, y): (q,), each $\\chi^2_1$ if the model holds; NaN if the values y are all equal."
+    y, y_new = np.asarray(y, float), np.asarray(y_new, float)
     mean, var = gp_posterior(hyper, X, y, Z)
     if y_new.shape != mean.shape: raise ValueError(f"y_new must hold one value per new coalition, {len(mean)}, got shape {y_new.shape}")
-    return (y_new - mean) ** 2 / (var + hyper.noise)
+    if np.ptp(y) == 0: return np.full(len(mean), np.nan)   # a fit to values without spread: its variances have no scale
+    with np.errstate(over="ignore"): return (y_new - mean) ** 2 / (var + hyper.noise)
 
 def sd_inflation(z2, # squared standardised one-step-ahead errors (NaN: none made)
                 ) -> float:
-    "The factor $\\max(1, \\overline{z^2})$ by which `shapleig` scales the posterior variance (1 with no predictions)."
+    "The factor $\\max(1, \\overline{\\min(z^2, 25)})$ (`Z2_CAP`) by which `shapleig` scales the posterior variance (1 with no predictions)."
     z2 = np.asarray(z2, float)
     z2 = z2[~np.isnan(z2)]
-    if (z2 < 0).any() or not np.isfinite(z2).all(): raise ValueError("z2 must be finite and non-negative (NaN: no prediction)")
-    return max(1.0, float(z2.mean())) if len(z2) else 1.0
+    if (z2 < 0).any(): raise ValueError("z2 must be non-negative (NaN: no prediction)")
+    return max(1.0, float(np.minimum(z2, Z2_CAP).mean())) if len(z2) else 1.0
 
 # %% ../../nbs/32_shapleig.ipynb #b61b53f1
 def _enumerated(game, p: int, executor, chunk_size, selection: str, kernel: str) -> Explanation:
@@ -324,12 +327,15 @@ def shapleig(game,                          # callable on a boolean (k, p) coali
             if hyper is not None and selection in ("eig", "uncertainty"):   # predicted before evaluated (above)
                 z2 += list(predictive_z2(hyper, X, np.ldexp(y - ref, -e), Z_new, np.ldexp(y_new - ref, -e)))
             else: z2 += [np.nan] * len(Z_new)
+            flat = not np.any(y - ref)                           # every value so far v(∅): fits with no scale of their own
             y = np.concatenate([y, y_new])
             X = np.vstack([X, Z_new]); round_of += [round_no] * len(Z_new)
             e_new = _unit_exponent(y - ref)                      # new extreme values: move to their units (exactly)
             if e_new != e:
-                if hyper is not None: hyper = _rescale_hyper(hyper, e - e_new)
-                fits = {k: h for k, h in ((k, _rescale_hyper(h, e - e_new)) for k, h in fits.items()) if h is not None}
+                if flat: hyper, fits = None, {}                  # fitted to zeros: nothing to carry over, start cold
+                else:
+                    if hyper is not None: hyper = _rescale_hyper(hyper, e - e_new)
+                    fits = {k: h for k, h in ((k, _rescale_hyper(h, e - e_new)) for k, h in fits.items()) if h is not None}
                 e = e_new
             bar.update(len(Z_new))
             if callback is not None: callback(X, y, _game_hyper(hyper, e, ref))

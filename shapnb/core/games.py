@@ -100,6 +100,7 @@ def exact_shapley(game,                   # callable on a boolean (k, p) coaliti
                   batch_size: int = 1 << 16, # coalitions per call of the game
                   executor=None,          # None (in-process) or a concurrent.futures.Executor / Dask Client evaluating each batch (notebook 05)
                   return_values: bool = False, # also return the $2^p$ game values, indexed by bitmask (v(∅) first)
+                  chunk_size: int | None = None, # coalitions per task on the executor (None: about four tasks per worker per batch)
                  ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     "Exact Shapley values of `game` on `p` players by evaluating all $2^p$ coalitions in batches (and the values, if asked)."
     p = check_n_players(p)
@@ -108,7 +109,7 @@ def exact_shapley(game,                   # callable on a boolean (k, p) coaliti
         raise ValueError(f"exact_shapley enumerates 2**p coalitions; p={p} exceeds the limit {EXACT_MAX_PLAYERS} "
                          "(use a structured method or an estimator)")
     n = 1 << p
-    values = np.concatenate([evaluate_coalitions(game, mask_to_coalition(np.arange(lo, min(lo + batch_size, n)), p), executor)
+    values = np.concatenate([evaluate_coalitions(game, mask_to_coalition(np.arange(lo, min(lo + batch_size, n)), p), executor, chunk_size)
                              for lo in range(0, n, batch_size)])
     return (shapley_from_values(values), values) if return_values else shapley_from_values(values)
 
@@ -195,14 +196,24 @@ def _real_rows(a, what: str) -> np.ndarray:
     check_no_infinity(a, what)
     return a
 
-def _predictions(pred, n: int) -> np.ndarray:
-    "The model's outputs for `n` rows as floats, one per row and finite, or a ValueError that says what went wrong."
+def _predictions(pred, n: int, index=None) -> np.ndarray:
+    "The model's outputs for `n` rows (a frame's, with `index`) as floats, one per row in order and finite, or a ValueError that says what went wrong."
+    labels = pred.index if hasattr(pred, "iloc") else None      # a pandas result's row labels (a list's .index is a method)
+    if index is not None and labels is not None and len(labels) == len(index) and not labels.equals(index) \
+            and labels.sort_values().equals(index.sort_values()):
+        raise ValueError("predict returned its values with the rows' index in another order (sorted or shuffled?); they are "
+                         "read by position, one per row in the order the rows were passed: return them in that order "
+                         "(e.g. pred.reindex(X.index)) or as an array")
     pred = np.asarray(pred)
     if np.iscomplexobj(pred): raise ValueError("predict returned complex values; a model explained here outputs real numbers")
     try: pred = pred.astype(float)
     except (TypeError, ValueError):
         raise ValueError(f"predict returned values of dtype {pred.dtype}, not numbers (class labels?); for a classifier "
                          "explain a probability: lambda X: model.predict_proba(X)[:, 1]") from None
+    if pred.ndim == 1 and pred.shape != (n,):
+        raise ValueError(f"predict returned {pred.shape[0]} values for {n} rows (the explained row's features imputed from "
+                         "background rows): it must return one value per row, in order (does it drop rows, e.g. with "
+                         "missing values?)")
     if pred.shape not in ((n,), (n, 1)):
         raise ValueError(f"predict must return one value per row; for {n} rows (the explained row's features imputed from "
                          f"background rows) it returned shape {pred.shape}. For a model of several outputs explain one at a "
@@ -219,7 +230,7 @@ class MarginalGame:
                  predict,                 # maps rows to one number each, e.g. a fitted model's `predict`; gets DataFrames when x or background is one
                  x,                       # the explained row: an array (p,), or a Series / one-row DataFrame
                  background,              # reference rows B: an array (n_b, p) or one baseline row (p,), or a DataFrame
-                 max_rows: int = 200_000, # most imputed rows sent to `predict` in one call
+                 max_rows: int = 200_000, # most imputed rows sent to `predict` in one call (at least one coalition's: the background's rows)
                 ):
         if not callable(predict): raise ValueError("predict must be callable")
         self.max_rows = check_int(max_rows, "max_rows", minimum=1)
@@ -249,5 +260,6 @@ class MarginalGame:
             z = Z[lo:lo + chunk]
             if self._hybrid is not None: rows = self._hybrid(z)          # a DataFrame of the training schema
             else: rows = np.where(z[:, None, :], self.x, self.background[None]).reshape(-1, self.n_players)
-            out[lo:lo + chunk] = _predictions(self.predict(rows), len(z) * n_b).reshape(len(z), n_b).mean(1)
+            index = rows.index if self._hybrid is not None else None
+            out[lo:lo + chunk] = _predictions(self.predict(rows), len(z) * n_b, index).reshape(len(z), n_b).mean(1)
         return out

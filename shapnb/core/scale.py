@@ -48,6 +48,9 @@ def check_executor(executor, # None, a concurrent.futures.Executor, or a Dask Cl
                         f"or a Dask Client / client.get_executor(); got {type(executor).__name__}"
                         + (". An array where shap takes labels y (shap_values(X, y), for its log_loss output): shapnb explains "
                            "the raw output and takes no labels" if labels else ""))
+    if getattr(executor, "_broken", False):                     # a worker died: the pool refuses all work from then on
+        raise ExecutorError(f"the {type(executor).__name__} is broken ({executor._broken}): one of its workers died (out of "
+                            "memory? killed?); create a new one")
     if getattr(executor, "_shutdown", False) or getattr(executor, "_shutdown_thread", False):
         raise ExecutorError(f"the {type(executor).__name__} has been shut down; create a new one")
     return executor
@@ -125,7 +128,10 @@ def _gather(futures: list, # one future per piece of work, in order
                         raise ExecutorError(f"{describe(i)} was cancelled in the executor {attempt + 1} times") from exc
                     futures[i] = resubmit(i)
                 except Exception as exc:
-                    raise ExecutorError(f"{describe(i)} failed in the executor: {type(exc).__name__}: {exc}") from exc
+                    hint = ("; a process pool ships the work by pickling, which a lambda or a locally defined function "
+                            "cannot be: define it at module level, or use a ThreadPoolExecutor or Dask"
+                            if "pickl" in f"{type(exc).__name__} {exc}".lower() else "")
+                    raise ExecutorError(f"{describe(i)} failed in the executor: {type(exc).__name__}: {exc}{hint}") from exc
         return out
     finally:
         for future in futures: future.cancel()
@@ -153,6 +159,7 @@ def evaluate_coalitions(game,                        # callable on a boolean (k,
     "Values of the coalitions `Z` in order: one call of `game` in-process, or chunks evaluated through `executor`."
     Z = check_coalitions(Z)
     executor = check_executor(executor)
+    if chunk_size is not None: check_int(chunk_size, "chunk_size", minimum=1)   # also without an executor: no silent typo
     if executor is None: return evaluate_game(game, Z)
     if not callable(game): raise ValueError("game must be callable on a coalition matrix")
     parts = split_rows(len(Z), executor, chunk_size)
@@ -161,13 +168,13 @@ def evaluate_coalitions(game,                        # callable on a boolean (k,
                                       lambda i: f"evaluating coalitions {parts[i].start}..{parts[i].stop - 1}"))
 
 # %% ../../nbs/05_scale_out.ipynb #c753ec90
-def _explain_partition(explainer, part, index: int) -> np.ndarray:
-    "Shapley values of one partition of rows (a 2-D array or DataFrame), after checking its width."
+def _explain_partition(explainer, part, index: int, options: dict | None = None) -> np.ndarray:
+    "Shapley values of one partition of rows (a 2-D array or DataFrame), after checking its width; `options` go to `shap_values`."
     width = part.shape[1] if np.ndim(part) == 2 else None
     if width != explainer.n_features:
         raise PartitionError(f"partition {index} has shape {tuple(part.shape)}; the model expects (rows, "
                              f"{explainer.n_features}) features")
-    return explainer.shap_values(part)
+    return explainer.shap_values(part, **(options or {}))
 
 def _rows_of(X, n_features: int):
     "X as 2-D rows (numpy or pandas), and whether it was a single 1-D row."
@@ -194,18 +201,20 @@ def explain_rows(explainer,                    # an object with n_features and s
                  X,                            # the rows to explain, (n, p) array or DataFrame, or one row (p,)
                  executor,                     # None (in-process), a concurrent.futures.Executor, or a Dask Client
                  chunk_size: int | None = None, # rows per task, None for about four tasks per worker
+                 options: dict | None = None,  # keyword options of the explainer's shap_values (e.g. check_additivity)
                 ) -> np.ndarray:
     "The explainer's Shapley values of the rows of `X`, computed in chunks through `executor`, in row order."
     executor = check_executor(executor)
     rows, single = _rows_of(X, explainer.n_features)
-    if executor is None or len(rows) == 0: phi = explainer.shap_values(rows)   # no rows: nothing to send
+    options = dict(options or {})
+    if executor is None or len(rows) == 0: phi = explainer.shap_values(rows, **options)   # no rows: nothing to send
     elif hasattr(X, "iloc") and not hasattr(X, "columns"):   # a Series: one row, in process, so that it keeps its names
-        phi = explainer.shap_values(X)[None]
+        phi = explainer.shap_values(X, **options)[None]
     else:
         _check_forked_numba(executor)
         parts = split_rows(len(rows), executor, chunk_size)
         take = (lambda s: rows.iloc[s]) if hasattr(rows, "iloc") else (lambda s: rows[s])
-        phi = np.concatenate(_run_pieces(executor, explainer, _explain_partition, [(take(s), i) for i, s in enumerate(parts)],
+        phi = np.concatenate(_run_pieces(executor, explainer, _explain_partition, [(take(s), i, options) for i, s in enumerate(parts)],
                                          lambda i: f"explaining rows {parts[i].start}..{parts[i].stop - 1}"))
     return phi[0] if single else phi
 
@@ -230,6 +239,7 @@ def _is_dask_frame(X) -> bool:
 
 def explain_collection(explainer, # an object with n_features, n_outputs and shap_values(rows)
                        X,         # a Dask array (n, p) or a Dask DataFrame with p columns
+                       options: dict | None = None, # keyword options of the explainer's shap_values (e.g. check_additivity)
                       ):
     "A lazy Dask array of the explainer's Shapley values of a Dask array or DataFrame, partition by partition."
     import dask, dask.array as da
@@ -251,7 +261,7 @@ def explain_collection(explainer, # an object with n_features, n_outputs and sha
         handle = _put(client, explainer)
     else: handle = dask.delayed(explainer, name=f"shapnb-explainer-{uuid.uuid4().hex}")
     task = dask.delayed(_explain_partition, pure=True)
-    blocks = [da.from_delayed(task(handle, part, i), shape=(n,) + tail, dtype=np.float64,
+    blocks = [da.from_delayed(task(handle, part, i, dict(options or {})), shape=(n,) + tail, dtype=np.float64,
                               meta=np.empty((0,) * (1 + len(tail))))
               for i, (part, n) in enumerate(zip(parts, lengths))]
     return da.concatenate(blocks, axis=0)

@@ -234,7 +234,8 @@ def _from_objects(s, other):
     import pandas as pd
     values = s.dropna()
     if not len(values) and _numeric_like(other):
-        return s.astype("boolean" if pd.api.types.is_bool_dtype(other.dtype) else "Int64" if pd.api.types.is_integer_dtype(other.dtype) else other.dtype)
+        return s.astype("boolean" if pd.api.types.is_bool_dtype(other.dtype) else "Int64" if pd.api.types.is_integer_dtype(other.dtype)
+                        else "Float64")   # nullable: a float64 column cannot hold pd.NA
     if len(values) and all(isinstance(v, (bool, np.bool_)) for v in values):
         return s.astype("boolean" if len(values) < len(s) else bool)    # nullable only where a value is missing
     if len(values) and all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_)) for v in values):
@@ -259,16 +260,24 @@ def _same_values(a, cast) -> bool:
     left, right = a.to_numpy(object)[~missing], cast.to_numpy(object)[~missing]
     return bool(np.all(left == right))
 
+def _same_dtype(s, t) -> bool:
+    "Whether two dtypes are one schema: equal, and for categoricals with the categories in the same order (pandas calls unordered ones equal in any order)."
+    import pandas as pd
+    if s != t: return False
+    if isinstance(s, pd.CategoricalDtype): return list(s.categories) == list(t.categories) and s.ordered == t.ordered
+    return True
+
 def _unify_column(a, b, column: str, a_what: str, b_what: str):
     "Columns `a` (rows) and `b` (background) converted to one dtype that keeps every value, or a ValueError naming the column."
     import pandas as pd
-    if a.dtype == b.dtype: return a, b
+    if _same_dtype(a.dtype, b.dtype): return a, b
     a0, b0 = a, b
     if a.dtype == object: a = _from_objects(a, b0)
     if b.dtype == object: b = _from_objects(b, a0)
     try:
         if isinstance(b.dtype, pd.CategoricalDtype):
-            _categories_fit(a, b.dtype, a_what, b_what, column); a, b = a.astype(b.dtype), b
+            _categories_fit(a, b.dtype, a_what, b_what, column)   # by value, in the background's category order (its codes):
+            a, b = (a.astype(object) if isinstance(a.dtype, pd.CategoricalDtype) else a).astype(b.dtype), b
         elif isinstance(a.dtype, pd.CategoricalDtype):
             _categories_fit(b, a.dtype, b_what, a_what, column); a, b = a, b.astype(a.dtype)
         elif _numeric_like(a) and _numeric_like(b): a, b = _common_numeric(a, b)
@@ -322,7 +331,7 @@ def match_frames(X,                      # rows to explain: array, DataFrame or 
     if order != list(range(X.shape[1])): X = X.iloc[:, order]
     if list(X.columns) != list(data.columns): X = X.set_axis(data.columns, axis=1)   # one spelling of the labels
     if x_array or data_array: _check_array_codes(X, data, what, data_what, x_array)
-    if list(X.dtypes) == list(data.dtypes): return X, data
+    if all(_same_dtype(s, t) for s, t in zip(X.dtypes, data.dtypes)): return X, data
     X, data = X.copy(), data.copy()
     for j, column in enumerate(data.columns):
         a, b = _unify_column(X.iloc[:, j], data.iloc[:, j], str(column), what, data_what)

@@ -219,12 +219,16 @@ def run_benchmark(scale: float = 1.0,          # shrinks every model and row cou
                   shapiq: bool = True,          # interventional: also shapiq 1.8 in its venv, if there
                  ) -> list:
     "Time every configuration on each thread count; one dict per (configuration, threads)."
-    threads = threads or sorted({1, os.cpu_count() or 1})
+    threads = sorted({1, os.cpu_count() or 1}) if threads is None else [check_int(t, "threads", minimum=1) for t in threads]
+    if not threads: raise ValueError("threads must hold at least one thread count (None: 1 and all cores)")
+    repeats = check_int(repeats, "repeats", minimum=1)
     table = []
     configs = interventional_configurations(scale) if interventional else configurations(scale)
     show = format_interventional_table if interventional else format_table
+    if names is not None and not names: raise ValueError("names must hold at least one configuration (None: all of them)")
+    if unknown := [n for n in names or [] if n not in configs]:   # before any model is fitted or timed
+        raise ValueError(f"unknown configuration {unknown[0]!r}; expected one of {list(configs)}")
     for name in names or configs:
-        if name not in configs: raise ValueError(f"unknown configuration {name!r}; expected one of {list(configs)}")
         model, rows, *background = configs[name]()
         for t in threads:
             best = time_interventional(model, rows, background[0], t, repeats, shapiq) if interventional else time_configuration(model, rows, t, repeats)

@@ -98,16 +98,17 @@ class TreeExplainer:
                     executor=None,                 # None (in-process), or a concurrent.futures.Executor / Dask Client explaining chunks (notebook 05)
                     chunk_size: int | None = None, # rows per chunk sent to the executor (None: a few chunks per worker)
                     *,
-                    check_additivity: bool = True, # shap's check, in process: base value plus values equal the model's raw output on each row
+                    check_additivity: bool = True, # shap's check: base value plus values equal the model's raw output on each row (on the executor's workers too)
                    ):
         "Shapley values of each row of `X`: (n, p) for one output, (n, p, k) for k outputs."
         check_executor(executor)                                    # checked on every route, a Dask collection's too
         if chunk_size is not None: check_int(chunk_size, "chunk_size", minimum=1)
         check_additivity = check_bool(check_additivity, "check_additivity")
         warn_reordered(X, self.feature_names)                       # a frame in another order: the values are in the model's
-        if is_dask_collection(X): return explain_collection(self, X)
+        options = {"check_additivity": check_additivity}
+        if is_dask_collection(X): return explain_collection(self, X, options)
         if executor is not None:                                    # frames matched by name, sparse rows densified, first
-            return explain_rows(self, X if isinstance(X, np.ndarray) else self.ensemble.matched(X), executor, chunk_size)
+            return explain_rows(self, X if isinstance(X, np.ndarray) else self.ensemble.matched(X), executor, chunk_size, options)
         rows, _, single = self.ensemble.as_rows(X)
         phi = self._explain(rows)
         if check_additivity and len(rows): self._check_additivity(rows, phi)
