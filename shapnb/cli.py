@@ -16,7 +16,7 @@ from .demo import run_demo, print_demo, plot_demo, announce_compilation
 from .core.explanation import Explanation
 from .core.validation import check_int
 from .exact.trees import TreeExplainer
-from .exact.trees.bench import run_benchmark
+from .exact.trees.bench import run_benchmark, configurations, interventional_configurations
 from . import plots
 
 # %% auto #0
@@ -175,6 +175,9 @@ def main(argv=None, # command-line arguments, None for sys.argv[1:]
         if any(t < 1 for t in getattr(args, "threads", [])): bench.error("--threads must be positive integers")
         if args.repeats < 1: bench.error("--repeats must be at least 1")
         if getattr(args, "only", None) == []: bench.error("--only needs at least one configuration name (leave it out to run all)")
+        known = (interventional_configurations if args.interventional else configurations)(args.scale)   # names only: nothing fitted
+        if unknown := [n for n in getattr(args, "only", []) if n not in known]:
+            bench.error(f"unknown configuration {unknown[0]!r}; expected one of {list(known)}")
         threads, only = getattr(args, "threads", None), getattr(args, "only", None)     # SUPPRESS: absent unless given
         if missing := missing_bench_modules(only, args.interventional): raise SystemExit(_install_hint(missing))
         try: run_benchmark(args.scale, threads, args.repeats, only, interventional=args.interventional,
