@@ -9,9 +9,10 @@ model's); its callback records, for every coalition chosen after the initial des
 z^2 of the GP's prediction of its value made before it was evaluated (`predictive_z2`), and at every smaller budget of
 the grid the posterior a run stopped there returns (`stopped_posterior`; no sd where the data are size-blind). One JSON
 line per (game, seed, budget): the errors against the exact values, the model's sd, and the z^2 so far. `summary`
-scores the candidate rules on those lines: the sd times sqrt(c) with c = max(1, mean z^2) ("all", the library's),
+scores the candidate rules on those lines: the sd times sqrt(c) with c = max(1, mean z^2) ("all"),
 mean z^2 unclipped ("both_ways"), over the later half of the predictions only ("late"), from the median
-(median / 0.455, the chi^2_1 median), with every z^2 capped at 25 ("capped"), and no rule ("none").
+(median / 0.455, the chi^2_1 median), with every z^2 capped at 25 ("capped", the library's rule after an audit), and
+no rule ("none").
 Run on one core each: `taskset -c 0 python bench/shapleig_calibration.py run tuning 0 7`, `... 7 13` on core 1."""
 import os
 for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"): os.environ.setdefault(_v, "1")
@@ -59,6 +60,7 @@ def run(half: str, lo: int, hi: int):
 def factor(z2, rule: str) -> float:
     "The variance factor of `rule` from the squared one-step-ahead errors `z2` (1 with none)."
     z = np.asarray(z2, float)
+    z = z[~np.isnan(z)]                                   # NaN: no prediction (a fit to values without spread)
     if rule == "none" or len(z) == 0: return 1.0
     if rule == "both_ways": return float(z.mean())
     m = {"all": z.mean(), "late": z[len(z) // 2:].mean(), "median": np.median(z) / CHI2_MEDIAN,

@@ -136,10 +136,9 @@ def _check_out(folder) -> None:
         if part.exists():
             if not part.is_dir(): raise ValueError(f"--out {folder}: {part} is a file, not a folder")
             break
-    try:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=folder): pass
-    except OSError as exc: raise ValueError(f"--out {folder}: cannot write there ({exc.strerror or exc})") from None
+    try:                                                     # in the nearest existing folder: nothing is created yet
+        with tempfile.TemporaryFile(dir=part): pass
+    except OSError as exc: raise ValueError(f"--out {folder}: cannot write in {part} ({exc.strerror or exc})") from None
 
 def main(argv=None, # command-line arguments, None for sys.argv[1:]
         ):

@@ -218,6 +218,8 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
     if method == "exact" and budget is not None:   # a budget that is not kept would hide the 2^p evaluations it costs
         raise ValueError("method='exact' evaluates every coalition and takes no budget: pass method='auto' with the budget "
                          "(exact when it covers every coalition, KernelSHAP within it otherwise), or drop the budget")
+    if method == "exact" and seed is not None:
+        raise ValueError("method='exact' is deterministic and takes no seed (the estimators do)")
     if X is None and p is None: raise ValueError("pass rows X to explain a model, or the number of players p to explain a game")
     if X is not None and p is not None: raise ValueError("pass either rows X (a model) or p (a game), not both")
     if X is None:
@@ -230,6 +232,9 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
         if method == "auto":                 # exact for small games, unless a budget below 2^p is given: it is kept to
             if budget is not None: budget = _check_budget("auto", budget)
             method = "exact" if p <= AUTO_EXACT_MAX_PLAYERS and (budget is None or budget >= 2 ** p) else "kernelshap"
+            if method == "exact" and seed is not None:
+                warnings.warn(f"method='auto' evaluates all 2^{p} coalitions of this game exactly; the seed given is not used",
+                              stacklevel=2)
             if method == "kernelshap" and budget is None:
                 raise ValueError(f"method='auto' estimates a game of p={p} players by KernelSHAP (above "
                                  f"AUTO_EXACT_MAX_PLAYERS = {AUTO_EXACT_MAX_PLAYERS} players, evaluating all 2^{p} coalitions is "

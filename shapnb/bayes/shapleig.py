@@ -240,7 +240,7 @@ def shapleig(game,                          # callable on a boolean (k, p) coali
              learn_noise: bool = False,     # fit the noise variance too (for noisy games)
              progress: bool | None = None,  # tqdm progress bar (None: only for runs of 100+ evaluations after the initial design)
              n_threads: int | None = 1,     # torch and BLAS threads for the GP work (None leaves them alone)
-             callback=None,                 # called after every round as callback(X, y, hyper): the data so far and the hyperparameters (game units) that chose the round (None before the first fit or if not representable)
+             callback=None,                 # called after every round as callback(X, y, hyper): the data so far and the hyperparameters (game units) that chose the round (None before the first fit, after a flat start's first spread, or if not representable)
              ard_from: int | None = None,   # per-player lengthscales from this many observations on, one shared lengthscale before (None: 4p)
              size_trend: bool = False,      # add the Bayesian coalition-size term to the GP kernel (kernel="fixed" only)
              kernel: str = "auto",          # "auto": the kernel (isotropic, per-player lengthscales, size trend) with the best BIC (log evidence − ½ k log t), compared again as the data grow (`reselect`); "fixed": `ard_from` and `size_trend` decide (the default before issue 17)
@@ -330,12 +330,11 @@ def shapleig(game,                          # callable on a boolean (k, p) coali
             flat = not np.any(y - ref)                           # every value so far v(∅): fits with no scale of their own
             y = np.concatenate([y, y_new])
             X = np.vstack([X, Z_new]); round_of += [round_no] * len(Z_new)
+            if flat and np.any(y_new - ref): hyper, fits = None, {}   # the first spread: the zeros' fits carry nothing over
             e_new = _unit_exponent(y - ref)                      # new extreme values: move to their units (exactly)
             if e_new != e:
-                if flat: hyper, fits = None, {}                  # fitted to zeros: nothing to carry over, start cold
-                else:
-                    if hyper is not None: hyper = _rescale_hyper(hyper, e - e_new)
-                    fits = {k: h for k, h in ((k, _rescale_hyper(h, e - e_new)) for k, h in fits.items()) if h is not None}
+                if hyper is not None: hyper = _rescale_hyper(hyper, e - e_new)
+                fits = {k: h for k, h in ((k, _rescale_hyper(h, e - e_new)) for k, h in fits.items()) if h is not None}
                 e = e_new
             bar.update(len(Z_new))
             if callback is not None: callback(X, y, _game_hyper(hyper, e, ref))

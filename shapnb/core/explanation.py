@@ -30,13 +30,15 @@ def _names(name: str, names, n: int, prefix: str) -> list[str]:
 
 # %% ../../nbs/04_explanation.ipynb #deb2b881
 def _frame_values(frame) -> np.ndarray:
-    "A DataFrame's values (n, p): numeric columns, nullable ones too, as floats with NaN where missing; the others as they are."
+    "A DataFrame's values (n, p); nullable numeric columns (`Float64`, `Int64`) as floats with NaN where missing, so that they stay numbers."
     import pandas as pd
+    nullable = [isinstance(t, pd.api.extensions.ExtensionDtype) and pd.api.types.is_numeric_dtype(t) and not pd.api.types.is_bool_dtype(t)
+                for t in frame.dtypes]
+    if not any(nullable): return frame.to_numpy()
     numeric = [pd.api.types.is_numeric_dtype(t) and not pd.api.types.is_bool_dtype(t) for t in frame.dtypes]
-    if not all(numeric): out = frame.to_numpy(dtype=object)
-    else: return frame.to_numpy(dtype=float, na_value=np.nan)
-    for j, is_number in enumerate(numeric):
-        if is_number: out[:, j] = frame.iloc[:, j].to_numpy(dtype=float, na_value=np.nan)
+    if all(numeric): return frame.to_numpy(dtype=float, na_value=np.nan)
+    out = frame.to_numpy(dtype=object)
+    for j in np.flatnonzero(nullable): out[:, j] = frame.iloc[:, j].to_numpy(dtype=float, na_value=np.nan)
     return out
 
 # %% ../../nbs/04_explanation.ipynb #6e21a40e

@@ -200,7 +200,7 @@ def _predictions(pred, n: int, index=None) -> np.ndarray:
     "The model's outputs for `n` rows (a frame's, with `index`) as floats, one per row in order and finite, or a ValueError that says what went wrong."
     labels = pred.index if hasattr(pred, "iloc") else None      # a pandas result's row labels (a list's .index is a method)
     if index is not None and labels is not None and len(labels) == len(index) and not labels.equals(index) \
-            and labels.sort_values().equals(index.sort_values()):
+            and set(labels) == set(index):                     # the same labels, reordered (sets: any label types)
         raise ValueError("predict returned its values with the rows' index in another order (sorted or shuffled?); they are "
                          "read by position, one per row in the order the rows were passed: return them in that order "
                          "(e.g. pred.reindex(X.index)) or as an array")

@@ -212,7 +212,7 @@ def _as_frame_like(A, template, what: str, template_what: str = "the frame it is
     A = _as_array(A)
     A = A[None] if A.ndim == 1 else A
     if A.ndim != 2: raise ValueError(f"{what} must be one row (p,) or rows (n, p), got shape {A.shape}")
-    _check_width(A.shape[1], template.shape[1], what, A.shape, f"{template_what} has ({template.shape[1]} columns)")
+    _check_width(A.shape[1], template.shape[1], what, A.shape, f"{template_what} has {template.shape[1]} columns")
     frame = pd.DataFrame(A, columns=template.columns)
     return frame.infer_objects() if A.dtype == object else frame
 

@@ -82,8 +82,13 @@ FLOAT_EXACT_INT = 2 ** 53   # integers up to this size are exact as float64
 def _check_exact_integers(out: np.ndarray):
     "Refuse integers (NumPy or Python) that float64 would round: their differences, of which Shapley values are made, would be lost."
     flat = out.ravel()
-    if flat.dtype.kind in "iu":
-        flat = flat[(flat > FLOAT_EXACT_INT) | (flat < -FLOAT_EXACT_INT)] if flat.dtype.kind == "i" else flat[flat > FLOAT_EXACT_INT]
+    if flat.dtype.kind in "iu":                                  # vectorised: round-trip the large ones through float64
+        big = flat[(flat > FLOAT_EXACT_INT) | (flat < -FLOAT_EXACT_INT)] if flat.dtype.kind == "i" else flat[flat > FLOAT_EXACT_INT]
+        as_float = big.astype(float)
+        fits = np.abs(as_float) < 2.0 ** 63 if flat.dtype.kind == "i" else as_float < 2.0 ** 64
+        exact = np.zeros(len(big), bool)
+        exact[fits] = as_float[fits].astype(flat.dtype) == big[fits]
+        flat = big[~exact]                                       # only the inexact ones reach the loop (it names the first)
     for v in flat:
         if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and int(float(v)) != int(v):
             raise ValueError(f"the game returned the integer {int(v)}, beyond 2**53, which float64 cannot hold exactly: the "
