@@ -144,6 +144,9 @@ def gp_surrogate_shap(game,                         # callable on a boolean (k, 
     budget = check_int(budget, "the budget (game evaluations)")
     _check_gp_options(kernel, criterion, hyper_fit, noise)
     if correction not in CORRECTIONS: raise ValueError(f"correction must be one of {CORRECTIONS}, got {correction!r}")
+    check_int(n_folds, "n_folds", minimum=2)                 # surrogate_shap checks these too, but after the active part ran
+    if bootstrap not in ("auto", "symmetric", None): raise ValueError(f"bootstrap must be 'auto', 'symmetric' or None, got {bootstrap!r}")
+    check_int(n_boot, "n_boot", minimum=2)
     if isinstance(active, (bool, np.bool_)) or not isinstance(active, numbers.Real) or not (0 <= active < 1):
         raise ValueError(f"active must be a fraction in [0, 1), got {active!r}")
     executor = check_executor(executor)

@@ -537,6 +537,11 @@ def kernel_expansion(model, # a fitted SVR, NuSVR, OneClassSVM, SVC, NuSVC, Kern
     if not isinstance(model, supported):
         raise ValueError(f"unsupported model {type(model).__name__}: ProductKernelExplainer takes a fitted "
                          f"{', '.join(c.__name__ for c in supported)}; for another kernel expansion use product_kernel_shapley")
+    if type(model) not in supported:   # a subclass may change predict (a log target, a scale): its expansion is not its output
+        parent = next(c for c in supported if isinstance(model, c))
+        raise ValueError(f"unsupported model {type(model).__name__}: a subclass of {parent.__name__}, whose predict may differ from "
+                         f"the {parent.__name__} kernel expansion; explain it by its predict with data= (method='exact' or "
+                         "'kernelshap')")
     fitted = "alpha_" if isinstance(model, GaussianProcessRegressor) else "dual_coef_"   # a GP predicts unfitted too
     try: check_is_fitted(model, fitted)
     except NotFittedError: raise ValueError(f"this {type(model).__name__} is not fitted yet: call fit before explaining it") from None

@@ -163,12 +163,20 @@ def fit_surrogate(surrogate,    # a kind of SURROGATES, a tree regressor, or an 
     if not all(callable(getattr(fitted, f, None)) for f in ("predict", "shapley")):
         raise TypeError(f"{type(surrogate).__name__}.fit must return the fitted surrogate (with predict and shapley), "
                         f"got {type(fitted).__name__}")
-    p = Z.shape[1]
+    p, name = Z.shape[1], type(surrogate).__name__
     phi = np.asarray(fitted.shapley(), float)
     if phi.shape != (p,) or not np.isfinite(phi).all():
-        raise ValueError(f"{type(surrogate).__name__}.shapley() must return {p} finite values, got shape {phi.shape}")
-    pred = np.asarray(fitted.predict(Z[:1]), float)
-    if pred.shape != (1,): raise ValueError(f"{type(surrogate).__name__}.predict(Z) must return one value per row, got shape {pred.shape}")
+        raise ValueError(f"{name}.shapley() must return {p} finite values, got shape {phi.shape}")
+    ends = np.array([np.zeros(p, bool), np.ones(p, bool)])
+    pred = np.asarray(fitted.predict(ends), float)
+    if pred.shape != (2,) or not np.isfinite(pred).all():
+        raise ValueError(f"{name}.predict(Z) must return one finite value per row; for the 2 coalitions ∅ and N it returned "
+                         f"shape {pred.shape}{'' if pred.shape != (2,) else ' with non-finite values'}")
+    g0, g1 = pred
+    scale = max(abs(g0), abs(g1), np.abs(phi).sum(), np.finfo(float).tiny)
+    if abs(phi.sum() - (g1 - g0)) > 1e-8 * scale:              # exact Shapley values of its own game add up to g(N) - g(∅)
+        raise ValueError(f"{name}.shapley() sums to {phi.sum():.6g}, but its predict gives g(N) - g(∅) = {g1 - g0:.6g}: the "
+                         "surrogate's Shapley values must be those of the game its predict computes (efficiency)")
     return fitted
 
 # %% ../../nbs/25_surrogate.ipynb #8e17fb6f

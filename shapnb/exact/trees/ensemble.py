@@ -561,7 +561,9 @@ def _from_sklearn_gbm(model) -> TreeEnsemble:
     n_est, k = model.estimators_.shape
     x0 = np.zeros((1, model.n_features_in_), np.float32)
     if model.init_ != "zero" and type(model.init_).__name__ not in ("DummyRegressor", "DummyClassifier"):
-        raise ValueError(f"GradientBoosting with init={type(model.init_).__name__} has no constant base; expected the default init")
+        raise ValueError(f"unsupported model: GradientBoosting with init={type(model.init_).__name__} has no constant base (its "
+                         "trees add to the init model's prediction); expected the default init, or explain it by its predict "
+                         "with data= (method='exact' or 'kernelshap')")
     if getattr(model.init_, "strategy", None) in ("stratified", "uniform"):   # a Dummy that draws its prediction at random
         raise ValueError(f"GradientBoosting with init=DummyClassifier(strategy={model.init_.strategy!r}) has a random base, one draw "
                          "per row; expected a constant init ('prior', the default, 'most_frequent' or 'constant')")
