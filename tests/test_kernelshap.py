@@ -84,9 +84,11 @@ def test_efficiency_budget_and_no_repeat(pb, seed):
     assert cg.n_evals == est.n_evals <= budget and cg.n_calls == 1
     np.testing.assert_allclose(est.values.sum(), vals[-1] - vals[0], atol=1e-9 * (1 + abs(vals).max()))
     assert np.isfinite(est.values).all()
-    declined = not est.design.enumerated and est.residual_df < DF_MIN   # no interval below DF_MIN residual df
-    assert (est.se is None) == declined == (est.se_note is not None), (p, budget, est.residual_df)
-    if declined: assert est.se_note.startswith(f"no standard errors at budget {est.n_evals} for p = {p}")
+    below_df = not est.design.enumerated and est.residual_df < DF_MIN   # no interval below DF_MIN residual df
+    assert (est.se is None) == (est.se_note is not None), (p, budget, est.residual_df)
+    if below_df: assert est.se is None and est.se_note.startswith(f"no standard errors at budget {est.n_evals} for p = {p}")
+    elif est.se is None:   # the jackknife's own degrees of freedom (notebook 22: p = 4 at budgets 14 and 15)
+        assert "differ from each other in only" in est.se_note, (p, budget, est.se_note)
     else: assert np.isfinite(est.se).all()
 
 

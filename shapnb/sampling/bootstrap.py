@@ -16,11 +16,11 @@ from .regression import IllConditionedWarning, sum_zero_basis, standardise_value
 from .design import coalition_rank
 
 # %% auto #0
-__all__ = ['BOOTSTRAPS', 'REPLICATE_BYTES', 'PROGRESS_WORK', 'BOOT_UNITS', 'ROUNDING_EPS', 'BOOTSTRAP_FLOPS',
+__all__ = ['BOOTSTRAPS', 'REPLICATE_BYTES', 'PROGRESS_WORK', 'FEW_REPLICATES', 'BOOT_UNITS', 'ROUNDING_EPS', 'BOOTSTRAP_FLOPS',
            'symmetric_multiplicities', 'doubled_half_multiplicities', 'replicate_multiplicities',
-           'jackknife_multiplicities', 'replicate_estimates', 'naive_ht_se', 'check_bootstrap', 'replicate_se',
-           'jackknife_se', 'standard_errors', 'df_inflation', 'satterthwaite_df', 'satterthwaite_inflation',
-           'auto_method', 'without_spread', 'replicate_cost', 'reported_standard_errors']
+           'jackknife_multiplicities', 'replicate_estimates', 'naive_ht_se', 'check_bootstrap', 'FewReplicatesWarning',
+           'warn_few_replicates', 'replicate_se', 'jackknife_se', 'standard_errors', 'df_inflation', 'satterthwaite_df',
+           'satterthwaite_inflation', 'auto_method', 'without_spread', 'replicate_cost', 'reported_standard_errors']
 
 # %% ../../nbs/22_bootstrap.ipynb #6e95b6ad
 def _permutation_ranks(rng, n_boot: int, n: int) -> np.ndarray:
@@ -233,6 +233,19 @@ def check_bootstrap(method,            # one of BOOTSTRAPS, "auto", or None for 
     if progress is not None and not isinstance(progress, (bool, np.bool_)):
         raise ValueError(f"progress must be True, False or None, got {progress!r}")
 
+FEW_REPLICATES = 30   # below this many bootstrap replicates the standard error is itself too noisy for its interval: a warning
+
+class FewReplicatesWarning(UserWarning):
+    "A bootstrap of so few replicates that its standard error is itself noisy, and its intervals cover less than they claim."
+
+def warn_few_replicates(n_boot: int, # bootstrap replicates about to be drawn
+                       ) -> None:
+    "Warn (`FewReplicatesWarning`) when `n_boot` is below FEW_REPLICATES."
+    if n_boot < FEW_REPLICATES:
+        warnings.warn(f"n_boot={n_boot} bootstrap replicates: their standard deviation is itself uncertain by about "
+                      f"{100 / np.sqrt(2 * (n_boot - 1)):.0f}%, which the interval does not count, so it covers less than it "
+                      f"claims; use {FEW_REPLICATES} or more (the default is 200)", FewReplicatesWarning, stacklevel=3)
+
 # %% ../../nbs/22_bootstrap.ipynb #51b9e569
 def replicate_se(replicates, # (B, p) bootstrap replicate estimates, B >= 2, finite
                 ) -> np.ndarray:
@@ -442,6 +455,7 @@ def reported_standard_errors(estimate: Explanation,  # a KernelSHAP estimate: it
                 f"{len(d.coalitions)} coalitions, about {cost:.1e} floating-point operations, more than bootstrap='auto' "
                 f"spends (BOOTSTRAP_FLOPS = {BOOTSTRAP_FLOPS:.0e}, minutes on one core). Pass bootstrap={used!r} to run "
                 "them anyway (in chunks of about REPLICATE_BYTES), or explain groups of players")}
+    if used in BOOTSTRAPS[:3]: warn_few_replicates(n_boot)   # the jackknife and the naive variance draw none
     se, reps = standard_errors(estimate, used, n_boot=n_boot, seed=seed, progress=progress)
     still = without_spread(se, estimate.values, estimate.game_values, estimate.v_empty, estimate.v_full)   # replicates all agree
     if not d.enumerated and still.any() and not still.all():
