@@ -44,7 +44,7 @@ def run(half: str, lo: int, hi: int):
                 res, z2 = {}, []
                 def at(X, y, hyper):
                     if hyper is not None and len(X) > S.default_n_initial(p):
-                        z2.append(float(S.predictive_z2(hyper, X[:-1], y[:-1], X[-1:], y[-1:])[0]))
+                        z2.append(float(S.predictive_z2(S.ShapleyPosterior(hyper, X[:-1]), y[:-1], X[-1:], y[-1:])[0]))
                     if len(X) in budgets and len(X) < 8 * p:
                         post = S.stopped_posterior(X, y, hyper, n_threads=None)
                         res[budgets[len(X)]] = (post.values, None if S.size_blind(X, y) else post.sd, list(z2))

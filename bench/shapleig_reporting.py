@@ -93,13 +93,14 @@ def prefix_runs(g, p, truth, seed, options):
     widened by the one-step-ahead check of the coalitions so far and declined on size-blind data, as the run would."""
     import torch
     from shapnb.bayes.shapleig import shapleig, stopped_posterior, predictive_z2, sd_inflation, size_blind
+    from shapnb.bayes.eig import ShapleyPosterior
     torch.set_num_threads(1)
     selection_fits = options.get("selection", "eig") in ("eig", "uncertainty") and options.get("batch_size", 1) == 1
     budgets = {b(p): label for label, b in GRID}
     out, c0, z2 = {}, time.process_time(), []
     def at(X, y, hyper):
         if hyper is not None and selection_fits:           # the run's one-step-ahead check (notebook 32), one coalition a round
-            z2.append(float(predictive_z2(hyper, X[:-1], y[:-1], X[-1:], y[-1:])[0]))
+            z2.append(float(predictive_z2(ShapleyPosterior(hyper, X[:-1]), y[:-1], X[-1:], y[-1:])[0]))
         if len(X) in budgets and len(X) < 8 * p:
             post = stopped_posterior(X, y, hyper, n_threads=None,
                                      **{k: v for k, v in options.items() if k in ("kernel",)},

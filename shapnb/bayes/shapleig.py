@@ -13,7 +13,7 @@ from ..core.validation import check_bool, check_int, check_n_players, check_coal
 from ..core.scale import check_executor, evaluate_coalitions
 from ..core.explanation import Explanation
 from ..sampling.baselines import leverage_coalitions
-from .gp import HammingHyper, gp_posterior, check_noise, fit_hamming_gp, DEFAULT_NOISE, _torch_threads, KERNEL_CHOICES, CRITERIA, fit_kernel_choice, kernel_options
+from .gp import HammingHyper, check_noise, fit_hamming_gp, DEFAULT_NOISE, _torch_threads, KERNEL_CHOICES, CRITERIA, fit_kernel_choice, kernel_options
 from .eig import ShapleyPosterior, select_batch
 
 # %% auto #0
@@ -192,18 +192,19 @@ def _sizes_to_explore(X: np.ndarray, y: np.ndarray) -> np.ndarray | None:
 # %% ../../nbs/32_shapleig.ipynb #a447f038
 Z2_CAP = 25.0   # a prediction missed by more than 5 sd counts as 5 sd: it says that the model failed, not by how much
 
-def predictive_z2(hyper: HammingHyper, # the hyperparameters that chose the new coalitions
-                  X,                   # the coalitions evaluated before them (t, p)
-                  y,                   # their values (t,)
-                  Z,                   # the new coalitions (q, p)
-                  y_new,               # their values (q,)
+def predictive_z2(posterior: ShapleyPosterior, # the posterior that chose the new coalitions: its hyperparameters and the coalitions before them
+                  y,                           # the values of `posterior.X` (t,)
+                  Z,                           # the new coalitions (q, p)
+                  y_new,                       # their values (q,)
                  ) -> np.ndarray:
     "Squared standardised errors $(y-\\mu)^2/(\\sigma^2+\\sigma_n^2)$ of the GP's predictions of `y_new` from (X, y): (q,), each $\\chi^2_1$ if the model holds; NaN if the values y are all equal."
-    y, y_new = np.asarray(y, float), np.asarray(y_new, float)
-    mean, var = gp_posterior(hyper, X, y, Z)
-    if y_new.shape != mean.shape: raise ValueError(f"y_new must hold one value per new coalition, {len(mean)}, got shape {y_new.shape}")
-    if np.ptp(y) == 0: return np.full(len(mean), np.nan)   # a fit to values without spread: its variances have no scale
-    with np.errstate(over="ignore"): return (y_new - mean) ** 2 / (var + hyper.noise)
+    if not isinstance(posterior, ShapleyPosterior): raise TypeError(f"posterior must be a ShapleyPosterior, got {type(posterior).__name__}")
+    y, y_new, m = np.asarray(y, float), np.asarray(y_new, float), posterior.hyper.mean
+    if y.shape != (len(posterior.X),): raise ValueError(f"y must hold one value per coalition of the posterior, {len(posterior.X)}, got shape {y.shape}")
+    _, s, _, CinvKXz = posterior.candidate_terms(Z)           # the factor the EIG used: s includes the noise
+    if y_new.shape != s.shape: raise ValueError(f"y_new must hold one value per new coalition, {len(s)}, got shape {y_new.shape}")
+    if np.ptp(y) == 0: return np.full(len(s), np.nan)         # a fit to values without spread: its variances have no scale
+    with np.errstate(over="ignore"): return (y_new - m - CinvKXz.T @ (y - m)) ** 2 / s
 
 def sd_inflation(z2, # squared standardised one-step-ahead errors (NaN: none made)
                 ) -> float:
@@ -325,7 +326,7 @@ def shapleig(game,                          # callable on a boolean (k, p) coali
             select_s.append(time.perf_counter() - start)
             y_new = evaluate_coalitions(game, Z_new, executor, chunk_size)
             if hyper is not None and selection in ("eig", "uncertainty"):   # predicted before evaluated (above)
-                z2 += list(predictive_z2(hyper, X, np.ldexp(y - ref, -e), Z_new, np.ldexp(y_new - ref, -e)))
+                z2 += list(predictive_z2(post_now, np.ldexp(y - ref, -e), Z_new, np.ldexp(y_new - ref, -e)))
             else: z2 += [np.nan] * len(Z_new)
             flat = not np.any(y - ref)                           # every value so far v(∅): fits with no scale of their own
             y = np.concatenate([y, y_new])

@@ -12,7 +12,7 @@ from ..core.validation import check_int, check_n_players, check_coalitions, rand
 from ..core.games import CachedGame
 from ..core.scale import check_executor, evaluate_coalitions
 from ..core.explanation import Explanation
-from ..sampling.surrogate import surrogate_shap, N_FOLDS, CORRECTIONS
+from ..sampling.surrogate import surrogate_shap, check_surrogate_options, N_FOLDS
 from .gp import HammingHyper, check_noise, fit_kernel_choice, fit_hamming_gp, kernel_options, KERNEL_CHOICES, CRITERIA, DEFAULT_NOISE
 from .eig import shapley_kernel_vectors
 from .shapleig import shapleig
@@ -143,10 +143,7 @@ def gp_surrogate_shap(game,                         # callable on a boolean (k, 
     p = check_n_players(p)
     budget = check_int(budget, "the budget (game evaluations)")
     _check_gp_options(kernel, criterion, hyper_fit, noise)
-    if correction not in CORRECTIONS: raise ValueError(f"correction must be one of {CORRECTIONS}, got {correction!r}")
-    check_int(n_folds, "n_folds", minimum=2)                 # surrogate_shap checks these too, but after the active part ran
-    if bootstrap not in ("auto", "symmetric", None): raise ValueError(f"bootstrap must be 'auto', 'symmetric' or None, got {bootstrap!r}")
-    check_int(n_boot, "n_boot", minimum=2)
+    check_surrogate_options(n_folds, correction, bootstrap, n_boot)   # before the active part calls the game
     if isinstance(active, (bool, np.bool_)) or not isinstance(active, numbers.Real) or not (0 <= active < 1):
         raise ValueError(f"active must be a fraction in [0, 1), got {active!r}")
     executor = check_executor(executor)

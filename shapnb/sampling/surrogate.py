@@ -20,7 +20,8 @@ from .bootstrap import replicate_multiplicities, replicate_se, without_spread, w
 
 # %% auto #0
 __all__ = ['TREES', 'SURROGATES', 'N_FOLDS', 'FIT_RESOLUTION', 'CORRECTIONS', 'population_gram', 'linear_shapley', 'is_surrogate',
-           'CoalitionSurrogate', 'fit_surrogate', 'assign_folds', 'shrinkage_weight', 'surrogate_shap']
+           'CoalitionSurrogate', 'fit_surrogate', 'assign_folds', 'shrinkage_weight', 'check_surrogate_options',
+           'surrogate_shap']
 
 # %% ../../nbs/25_surrogate.ipynb #9b784df6
 def population_gram(p: int, # number of players, at least 2
@@ -256,6 +257,17 @@ def _check_anchors(anchors, p: int):
     if ya.shape != (len(Za),) or not np.isfinite(ya).all(): raise ValueError(f"anchors' y must be {len(Za)} finite values, one per coalition")
     return Za, ya
 
+def check_surrogate_options(n_folds: int,        # folds K of the cross-fitting, at least 2
+                            correction: str,     # one of CORRECTIONS
+                            bootstrap,           # "auto", "symmetric" or None
+                            n_boot: int,         # bootstrap replicates, at least 2
+                           ) -> tuple[int, int]:
+    "(n_folds, n_boot) checked, with the correction and the bootstrap: a ValueError or TypeError naming the bad option."
+    n_folds = check_int(n_folds, "n_folds", minimum=2)
+    if correction not in CORRECTIONS: raise ValueError(f"correction must be one of {CORRECTIONS}, got {correction!r}")
+    if bootstrap not in ("auto", "symmetric", None): raise ValueError(f"bootstrap must be 'auto', 'symmetric' or None, got {bootstrap!r}")
+    return n_folds, check_int(n_boot, "n_boot", minimum=2)
+
 def surrogate_shap(game,                      # callable on a boolean (k, p) coalition matrix, returning k floats
                    p: int,                    # number of players
                    budget: int,               # distinct game evaluations, ∅ and N included
@@ -275,10 +287,7 @@ def surrogate_shap(game,                      # callable on a boolean (k, p) coa
     p = check_n_players(p)
     budget = check_int(budget, "the budget (game evaluations)")
     _check_surrogate(surrogate)
-    n_folds = check_int(n_folds, "n_folds", minimum=2)
-    if correction not in CORRECTIONS: raise ValueError(f"correction must be one of {CORRECTIONS}, got {correction!r}")
-    if bootstrap not in ("auto", "symmetric", None): raise ValueError(f"bootstrap must be 'auto', 'symmetric' or None, got {bootstrap!r}")
-    n_boot = check_int(n_boot, "n_boot", minimum=2)
+    n_folds, n_boot = check_surrogate_options(n_folds, correction, bootstrap, n_boot)
     anchors = _check_anchors(anchors, p)
     rng = random_generator(seed)
     if p == 1:
