@@ -33,7 +33,7 @@ setuptools.setup(
     url=cfg["git_url"],
     keywords=cfg["keywords"].split(),
     classifiers=[
-        "Development Status :: " + statuses[int(cfg["status"])],
+        "Development Status :: " + statuses[int(cfg["status"]) - 1],   # status = 3: "3 - Alpha"
         "Intended Audience :: " + cfg["audience"].title(),
         "Natural Language :: " + cfg["language"].title(),
     ] + ["Programming Language :: Python :: " + v for v in py_versions[py_versions.index(min_python):]],

@@ -34,12 +34,25 @@ _LAZY = {  # public name: module that defines it
     "shapleig": "shapnb.bayes.shapleig",
 }
 _SUBPACKAGES = ("core", "exact", "sampling", "bayes", "plots", "front", "demo", "cli")
-__all__ = [*_LAZY, *_SUBPACKAGES]
+_NEED_TORCH = ("gp_surrogate_shap", "shapleig")   # the `shapleig` extra: torch and gpytorch
+
+
+def _has_torch() -> bool:
+    "Whether torch and gpytorch can be imported (found, not imported: `import shapnb` stays light)."
+    from importlib.util import find_spec
+    try: return all(find_spec(m) is not None for m in ("torch", "gpytorch"))
+    except (ImportError, ValueError): return False   # a module set to None in sys.modules, or a broken one
+
+
+# without the extra, `from shapnb import *` and help(shapnb) leave its names out; `shapnb.shapleig` says what to install
+__all__ = [n for n in (*_LAZY, *_SUBPACKAGES) if n not in _NEED_TORCH or _has_torch()]
 
 
 def __getattr__(name):
     "Import a public name or subpackage on first use (PEP 562)."
-    if name in _LAZY: value = getattr(_importlib.import_module(_LAZY[name]), name)
+    if name in _LAZY:   # with its parameters' comments in its docstring, for help() (notebook 00)
+        from shapnb.core.validation import document_parameters
+        value = document_parameters(getattr(_importlib.import_module(_LAZY[name]), name))
     elif name in _SUBPACKAGES: value = _importlib.import_module(f"shapnb.{name}")
     else: raise AttributeError(f"module 'shapnb' has no attribute {name!r}")
     globals()[name] = value

@@ -5,7 +5,6 @@
 # %% ../nbs/43_cli.ipynb #51df2eb9
 from __future__ import annotations
 import argparse, tempfile
-import importlib.util
 import sys
 import time
 from datetime import datetime, timezone
@@ -16,11 +15,11 @@ from .demo import run_demo, print_demo, plot_demo, announce_compilation
 from .core.explanation import Explanation
 from .core.validation import check_int
 from .exact.trees import TreeExplainer
-from .exact.trees.bench import run_benchmark, configurations, interventional_configurations
+from .exact.trees.bench import run_benchmark, configurations, interventional_configurations, missing_bench_modules, _install_hint
 from . import plots
 
 # %% auto #0
-__all__ = ['MAX_SCALE', 'write_report', 'missing_bench_modules', 'main']
+__all__ = ['MAX_SCALE', 'write_report', 'main']
 
 # %% ../nbs/43_cli.ipynb #9f5a5862
 def _figure(width: float, height: float):
@@ -110,24 +109,6 @@ Exact values of the interventional game (`TreeExplainer`), and KernelSHAP withou
     return path
 
 # %% ../nbs/43_cli.ipynb #6d73add5
-_BENCH_NEEDS = {"shap": "bench", "fasttreeshap_fixed": "bench"}        # module: the extra that installs it
-_CONFIG_NEEDS = {"XGBoost": ("xgboost", "dev"), "LightGBM": ("lightgbm", "dev")}
-
-def missing_bench_modules(only=None,                   # configuration names to run (None: all)
-                          interventional: bool = False, # the interventional configurations, which also time woodelf
-                         ) -> dict:
-    "The optional modules a `bench-trees` run needs that are not installed: module -> the shapnb extra that installs it."
-    needs = dict(_BENCH_NEEDS) | ({"woodelf": "bench"} if interventional else {})
-    for name in (only or [""] + list(_CONFIG_NEEDS)):              # no --only: every configuration runs
-        needs.update(dict(v for k, v in _CONFIG_NEEDS.items() if name.startswith(k)))
-    return {module: extra for module, extra in needs.items() if importlib.util.find_spec(module) is None}
-
-def _install_hint(missing: dict) -> str:
-    "The message for missing benchmark modules: which ones, and the pip command of each extra."
-    extras = sorted(set(missing.values()))
-    return (f"shapnb bench-trees needs {', '.join(sorted(missing))}, not installed; install with "
-            + " and ".join(f'pip install "shapnb[{e}]"' for e in extras))
-
 MAX_SCALE = 10.0   # bench-trees --scale: ten times the benchmark's sizes at most
 
 def _check_out(folder) -> None:

@@ -156,3 +156,61 @@ def test_every_public_top_level_name_resolves():
     with pytest.raises(AttributeError, match="no attribute 'TreeExplaner'"): shapnb.TreeExplaner
     public = {n for n in dir(shapnb) if not n.startswith("_")}
     assert public == set(shapnb.__all__), public ^ set(shapnb.__all__)   # tab completion shows the API, no helper modules
+
+
+READ_ONLY = """set -e
+mount --bind "$PKG" "$PKG" && mount -o remount,bind,ro "$PKG"
+mount --bind "$HOME" "$HOME" && mount -o remount,bind,ro "$HOME"
+cd "$TMPDIR" && python -c '
+import numpy as np, numba, shapnb
+X = np.random.default_rng(0).normal(size=(60, 3))
+from sklearn.tree import DecisionTreeRegressor
+tree = DecisionTreeRegressor(max_depth=3).fit(X, X[:, 0] * X[:, 1])
+e = shapnb.explain(tree, X[:2])                                      # compiles (and caches) the path-dependent kernels
+assert abs(e.values.sum(1) + e.base_values - tree.predict(X[:2])).max() < 1e-9
+print(numba.config.CACHE_DIR)'
+"""
+
+
+def test_read_only_install_without_home_still_explains(tmp_path):
+    "Package and home read-only (a container's install): numba is pointed at a folder under TMPDIR instead of failing at import."
+    if subprocess.run(["unshare", "-m", "true"], capture_output=True).returncode != 0:
+        pytest.skip("needs unshare -m (root in a mount namespace) to make the package read-only")
+    home, scratch = tmp_path / "home", tmp_path / "tmp"
+    home.mkdir(); scratch.mkdir()
+    env = {k: v for k, v in __import__("os").environ.items() if k not in ("NUMBA_CACHE_DIR", "XDG_CACHE_HOME")}
+    env.update(PKG=str(PKG), HOME=str(home), TMPDIR=str(scratch))
+    out = subprocess.run(["unshare", "-m", "bash", "-c", READ_ONLY], capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr[-2000:]
+    folder = Path(out.stdout.strip().splitlines()[-1])
+    assert folder.parent == scratch and folder.name.startswith("shapnb-numba-cache") and any(folder.rglob("*.nbi")), out.stdout
+
+
+def test_sdist_carries_what_setup_reads(tmp_path):
+    "The source distribution holds settings.ini (setup.py reads everything from it), the README and the license, and no tests."
+    import tarfile
+    root = PKG.parent
+    subprocess.run([sys.executable, "setup.py", "-q", "sdist", "--dist-dir", str(tmp_path)], cwd=root, check=True, capture_output=True)
+    (archive,) = tmp_path.glob("shapnb-*.tar.gz")
+    with tarfile.open(archive) as tar:
+        names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
+        tar.extractall(tmp_path / "x", filter="data")
+    assert {"settings.ini", "README.md", "LICENSE", "setup.py", "shapnb/__init__.py", "shapnb/exact/trees/pathwise.py"} <= names
+    assert not any(n.startswith(("tests/", "nbs/", "bench/")) for n in names), sorted(names)[:20]
+    (unpacked,) = (tmp_path / "x").iterdir()
+    out = subprocess.run([sys.executable, "setup.py", "--version"], cwd=unpacked, check=True, capture_output=True, text=True)
+    assert out.stdout.strip().splitlines()[-1] == (root / "settings.ini").read_text().split("version = ")[1].split()[0]
+
+
+def test_help_shows_every_parameter_of_the_top_level_names():
+    "help() of each name `shapnb` exports lists its parameters with their docments (notebook 00's `document_parameters`)."
+    import pydoc
+    import shapnb
+    for name in shapnb.__all__:
+        obj = getattr(shapnb, name)
+        if inspect.ismodule(obj): continue
+        text = pydoc.render_doc(obj, renderer=pydoc.plaintext)
+        f = obj.__init__ if inspect.isclass(obj) else obj
+        for p, doc in docments(f, full=True).items():
+            if p in ("self", "return") or not doc["docment"]: continue
+            assert f"{p}: {doc['docment']}" in " ".join(text.split()), (name, p)

@@ -123,3 +123,29 @@ def test_series_row_is_one_row():
     e = explain(lambda A: A.to_numpy() @ coef, X.iloc[1][["c", "a", "b"]], data=data, method="exact", progress=False)
     assert e.n_rows is None and e.feature_names == ["a", "b", "c"]
     np.testing.assert_allclose(e.values, coef * (X.iloc[1].to_numpy() - B.mean(0)), atol=1e-12)
+
+
+def test_refused_tree_models_fall_back_to_kernelshap():
+    "Tree models the converter refuses (each its own reason) go to KernelSHAP of their predict on the auto route, exactly there at budget 2^p."
+    import catboost, lightgbm, xgboost
+    from sklearn.ensemble import GradientBoostingRegressor
+    from sklearn.linear_model import LinearRegression
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3)); y = X[:, 0] + X[:, 1] * X[:, 2]
+    quiet = dict(verbose=0, allow_writing_files=False, thread_count=1)
+    models = [GradientBoostingRegressor(n_estimators=5, init=LinearRegression()).fit(X, y),
+              catboost.CatBoostRegressor(iterations=5, depth=3, grow_policy="Depthwise", **quiet).fit(X, y),
+              lightgbm.LGBMRegressor(n_estimators=5, linear_tree=True, verbose=-1).fit(X, y),
+              xgboost.XGBRegressor(n_estimators=5, booster="gblinear").fit(X, y)]
+    for model in models:
+        e = explain(model, X[:2], data=X[:20], budget=2 ** 3, seed=0, progress=False)
+        assert e.method == "kernelshap", type(model).__name__
+        exact = explain(model.predict, X[:2], data=X[:20], method="exact", progress=False)
+        np.testing.assert_allclose(e.values, exact.values, atol=1e-9)
+
+
+def test_unfitted_lightgbm_is_not_fitted():
+    import lightgbm
+    for model in (lightgbm.LGBMRegressor(), lightgbm.LGBMClassifier()):
+        with pytest.raises(ValueError, match=f"this {type(model).__name__} instance is not fitted yet"):
+            explain(model, np.zeros((2, 3)), data=np.zeros((5, 3)), budget=8)

@@ -25,3 +25,17 @@ def test_notebook(notebook, request):
     flags = ("", "slow") if slow else ("slow", "")
     run = subprocess.run([sys.executable, "-c", RUNNER, str(notebook), *flags], capture_output=True, text=True)
     assert run.returncode == 0, f"{notebook.name} failed:\n{run.stderr[-6000:]}"
+
+
+def test_readme_outputs_are_a_fresh_run():
+    "The printed outputs stored in nbs/index.ipynb (and so in README.md) are what its code prints today."
+    import nbformat
+    from nbconvert.preprocessors import ExecutePreprocessor
+    nb = nbformat.read(NBS / "index.ipynb", as_version=4)
+    stored = [[o.get("text", "") for o in c.get("outputs", []) if o.get("output_type") == "stream" and o.get("name") == "stdout"]
+              for c in nb.cells if c.cell_type == "code"]
+    ExecutePreprocessor(timeout=600, kernel_name="python3").preprocess(nb, {"metadata": {"path": str(NBS)}})
+    fresh = [[o.get("text", "") for o in c.get("outputs", []) if o.get("output_type") == "stream" and o.get("name") == "stdout"]
+             for c in nb.cells if c.cell_type == "code"]
+    assert "".join(map("".join, fresh)), "the run printed nothing"
+    assert fresh == stored, "nbs/index.ipynb's stored outputs are stale: run it (jupyter nbconvert --execute --inplace), then python .ci/readme.py"

@@ -23,8 +23,8 @@ def gp_random(game,        # callable on a boolean (k, p) coalition matrix, retu
               *,
               seed=None,   # int or numpy Generator
               **options,   # further keyword arguments of `shapleig` (refit, batch_size, executor, ...)
-             ) -> Explanation:
-    "The ShaplEIG GP with coalitions chosen uniformly at random among the candidates."
+             ) -> Explanation: # shapleig's result, its coalitions chosen at random
+    "The ShaplEIG GP with coalitions chosen uniformly at random among the candidates (keyword `options` go to `shapleig`)."
     return _gp_baseline(game, p, budget, seed, "random", "gp_random", options)
 
 def gp_uncertainty(game,        # callable on a boolean (k, p) coalition matrix, returning k floats
@@ -33,8 +33,8 @@ def gp_uncertainty(game,        # callable on a boolean (k, p) coalition matrix,
                    *,
                    seed=None,   # int or numpy Generator
                    **options,   # further keyword arguments of `shapleig` (refit, batch_size, executor, ...)
-                  ) -> Explanation:
-    "The ShaplEIG GP with uncertainty sampling (largest predictive variance of the value)."
+                  ) -> Explanation: # shapleig's result, its coalitions chosen by predictive variance
+    "The ShaplEIG GP with uncertainty sampling (largest predictive variance of the value; keyword `options` go to `shapleig`)."
     return _gp_baseline(game, p, budget, seed, "uncertainty", "gp_uncertainty", options)
 
 def gp_leverage(game,        # callable on a boolean (k, p) coalition matrix, returning k floats
@@ -43,6 +43,6 @@ def gp_leverage(game,        # callable on a boolean (k, p) coalition matrix, re
                 *,
                 seed=None,   # int or numpy Generator
                 **options,   # further keyword arguments of `shapleig` (refit, batch_size, executor, ...)
-               ) -> Explanation:
-    "The ShaplEIG GP on a leverage-score sample (no adaptive selection)."
+               ) -> Explanation: # shapleig's result, its coalitions a leverage-score sample
+    "The ShaplEIG GP on a leverage-score sample (no adaptive selection; keyword `options` go to `shapleig`)."
     return _gp_baseline(game, p, budget, seed, "leverage", "gp_leverage", options)

@@ -156,6 +156,10 @@ def gp_surrogate_shap(game,                         # callable on a boolean (k, 
     anchors, eig_run = None, None
     if n_active >= 4 and budget < 2 ** p:   # ShaplEIG's initial design is ∅, N and a pair: fewer is no adaptive part;
         # a budget of every coalition is enumerated (exact) instead; a named kernel: ShaplEIG's "fixed" kernels choose
+        if budget - n_active + 2 < 4:        # checked before the active part spends anything
+            raise ValueError(f"active={active} spends {n_active} of the budget {budget} on ShaplEIG's coalitions and leaves the "
+                             f"design {budget - n_active + 2} evaluations (∅ and N shared), fewer than the 4 it needs (∅, N and "
+                             f"one pair): lower active, or raise the budget to at least {n_active + 2}")
         eig_run = shapleig(counted, p, n_active, seed=rng.spawn(1)[0], progress=False, kernel="auto" if kernel == "auto" else "fixed",
                            kernel_criterion=criterion, noise=noise)
         anchors = (eig_run.coalitions, eig_run.game_values)

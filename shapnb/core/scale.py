@@ -4,14 +4,16 @@
 
 # %% ../../nbs/05_scale_out.ipynb #7d4c03e6
 from __future__ import annotations
-import math, os, socket, sys, uuid, warnings
+import math, os, socket, sys, tempfile, uuid, warnings
+from pathlib import Path
 import concurrent.futures as cf
 import numpy as np
 from .validation import check_int, check_coalitions, evaluate_game
 
 # %% auto #0
 __all__ = ['RESUBMISSIONS', 'GameEvaluationError', 'PartitionError', 'ExecutorError', 'check_executor', 'worker_count',
-           'split_rows', 'ship', 'evaluate_coalitions', 'explain_rows', 'is_dask_collection', 'explain_collection']
+           'split_rows', 'ship', 'evaluate_coalitions', 'explain_rows', 'is_dask_collection', 'explain_collection',
+           'numba_cache_dir']
 
 # %% ../../nbs/05_scale_out.ipynb #b7012b36
 class GameEvaluationError(RuntimeError):
@@ -265,3 +267,29 @@ def explain_collection(explainer, # an object with n_features, n_outputs and sha
                               meta=np.empty((0,) * (1 + len(tail))))
               for i, (part, n) in enumerate(zip(parts, lengths))]
     return da.concatenate(blocks, axis=0)
+
+# %% ../../nbs/05_scale_out.ipynb #a8f93a71
+def _writable(folder) -> bool:
+    "Whether `folder` exists or can be made, and a file can be written in it."
+    try:
+        os.makedirs(folder, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder): pass
+        return True
+    except OSError: return False
+
+def numba_cache_dir(source_dirs,    # folders of the modules that define cached numba functions
+                    user_dir=None,  # numba's user-wide cache folder (None: numba's own, e.g. ~/.cache/numba)
+                   ) -> str | None:
+    "None when numba can cache beside `source_dirs` or in its usual folders; else a writable folder it is now told to use."
+    import numba
+    if numba.config.CACHE_DIR and _writable(numba.config.CACHE_DIR): return None
+    if user_dir is None:
+        from numba.misc.appdirs import AppDirs
+        user_dir = AppDirs(appname="numba", appauthor=False).user_cache_dir
+    if all(_writable(Path(d) / "__pycache__") for d in source_dirs) or _writable(user_dir): return None
+    folder = Path(tempfile.gettempdir()) / f"shapnb-numba-cache-{os.getuid() if hasattr(os, 'getuid') else 'user'}"
+    if not _writable(folder):
+        raise RuntimeError(f"numba cannot cache shapnb's compiled kernels: neither beside the package, nor in {user_dir}, nor in "
+                           f"{folder} can be written; set NUMBA_CACHE_DIR to a writable folder")
+    numba.config.CACHE_DIR = str(folder)
+    return str(folder)

@@ -5,13 +5,17 @@
 # %% ../../nbs/00_validation.ipynb #522a83dc
 from __future__ import annotations
 import inspect
+import io
 import numbers
+import textwrap
+import tokenize
 import warnings
 import numpy as np
 
 # %% auto #0
 __all__ = ['MODEL_METHODS', 'FLOAT_EXACT_INT', 'check_int', 'check_bool', 'check_n_players', 'check_coalitions',
-           'ModelAsGameWarning', 'evaluate_game', 'check_finite', 'check_level', 'random_generator']
+           'ModelAsGameWarning', 'evaluate_game', 'check_finite', 'check_level', 'random_generator', 'parameter_docs',
+           'document_parameters']
 
 # %% ../../nbs/00_validation.ipynb #12694430
 def check_int(value,                    # the value to check
@@ -159,3 +163,46 @@ def random_generator(seed, # None (fresh entropy), an int >= 0, a numpy Generato
         raise TypeError(f"seed must be None, an int >= 0, a numpy Generator or SeedSequence, got {seed!r} of type {type(seed).__name__}")
     try: return np.random.default_rng(seed)
     except (ValueError, TypeError) as err: raise ValueError(f"seed must be None, an int >= 0, a numpy Generator or SeedSequence, got {seed!r}: {err}") from None
+
+# %% ../../nbs/00_validation.ipynb #729b7b8d
+def parameter_docs(f, # a function or method defined in Python source
+                  ) -> dict:
+    "{parameter: its comment} from the source of `f`'s signature, and 'return' for a comment after the closing parenthesis."
+    try: source = textwrap.dedent(inspect.getsource(f))
+    except (OSError, TypeError): return {}
+    names = set(inspect.signature(f).parameters)
+    docs, depth, current, previous, closed, line = {}, 0, None, None, False, 0
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        kind, text = tok.type, tok.string
+        if kind == tokenize.OP and text in "([{": depth += 1
+        elif kind == tokenize.OP and text in ")]}":
+            depth -= 1
+            if depth == 0:   # a comment on the last parameter's line stays its own, unless a return annotation follows
+                closed, current = True, current if current is not None and line == tok.start[0] else "return"
+        elif kind == tokenize.OP and text == "->" and closed: current = "return"
+        elif kind == tokenize.NAME and depth == 1 and text in names and previous in ("(", ",", "*", "**"):
+            current, line = text, tok.start[0]
+        elif kind == tokenize.COMMENT and current is not None and depth <= 1:
+            docs.setdefault(current, text.lstrip("#").strip())
+        elif kind == tokenize.NEWLINE and closed: break
+        if kind not in (tokenize.COMMENT, tokenize.NL): previous = text
+    return docs
+
+def document_parameters(obj, # a public function or class
+                       ):
+    "`obj` with its parameters' comments appended to its docstring(s) (a class: its `__init__` and public methods); once."
+    if getattr(obj, "__shapnb_documented__", False): return obj
+    targets = [obj] if not inspect.isclass(obj) else \
+        [obj.__init__] + [f for n, f in vars(obj).items() if inspect.isfunction(f) and (n == "__call__" or not n.startswith("_"))]
+    for f in targets:
+        docs = parameter_docs(f)
+        if not docs: continue
+        params = [f"    {name}: {text}" for name, text in docs.items() if name != "return"]
+        block = ("\n\nParameters\n" + "\n".join(params) if params else "") + \
+                (f"\n\nReturns\n    {docs['return']}" if "return" in docs else "")
+        where = obj if f is obj.__init__ and inspect.isclass(obj) else f
+        try: where.__doc__ = (inspect.getdoc(where) or "") + block
+        except (AttributeError, TypeError): pass                  # a read-only __doc__: left as it is
+    try: obj.__shapnb_documented__ = True
+    except (AttributeError, TypeError): pass
+    return obj

@@ -4,14 +4,14 @@
 
 # %% ../../../nbs/14_tree_benchmark.ipynb #2fb6a1cb
 from __future__ import annotations
-import argparse, numbers, os, time, warnings
+import argparse, importlib.util, numbers, os, time, warnings
 import numpy as np
 from ...core.validation import check_int, random_generator
 from .explainer import TreeExplainer
 
 # %% auto #0
 __all__ = ['configurations', 'time_configuration', 'interventional_configurations', 'time_interventional',
-           'format_interventional_table', 'run_benchmark', 'format_table', 'main']
+           'format_interventional_table', 'run_benchmark', 'format_table', 'missing_bench_modules', 'main']
 
 # %% ../../../nbs/14_tree_benchmark.ipynb #84ed4c6b
 def _data(n: int, p: int, seed: int = 0):
@@ -250,6 +250,26 @@ def format_table(table: list,         # rows of `run_benchmark`
                      f"{shap_s / ours:.2f} | {fts_s / ours:.2f} |")
     return "\n".join(lines)
 
+# %% ../../../nbs/14_tree_benchmark.ipynb #0bae9be2
+_BENCH_NEEDS = {"shap": "bench", "fasttreeshap_fixed": "bench"}        # module: the extra that installs it
+_CONFIG_NEEDS = {"XGBoost": ("xgboost", "bench"), "LightGBM": ("lightgbm", "bench")}
+
+def missing_bench_modules(only=None,                   # configuration names to run (None: all)
+                          interventional: bool = False, # the interventional configurations, which also time woodelf
+                         ) -> dict:
+    "The optional modules a `bench-trees` run needs that are not installed: module -> the shapnb extra that installs it."
+    needs = dict(_BENCH_NEEDS) | ({"woodelf": "bench"} if interventional else {})
+    for name in (only or [""] + list(_CONFIG_NEEDS)):              # no --only: every configuration runs
+        needs.update(dict(v for k, v in _CONFIG_NEEDS.items() if name.startswith(k)))
+    return {module: extra for module, extra in needs.items() if importlib.util.find_spec(module) is None}
+
+def _install_hint(missing: dict) -> str:
+    "The message for missing benchmark modules: which ones, and the pip command of each extra."
+    extras = sorted(set(missing.values()))
+    return (f"shapnb bench-trees needs {', '.join(sorted(missing))}, not installed; install with "
+            + " and ".join(f'pip install "shapnb[{e}]"' for e in extras))
+
+
 # %% ../../../nbs/14_tree_benchmark.ipynb #4d7f4724
 def main(argv=None, # command-line arguments (None: sys.argv[1:])
         ):
@@ -263,4 +283,5 @@ def main(argv=None, # command-line arguments (None: sys.argv[1:])
     parser.add_argument("--no-shapiq", action="store_true", help="interventional: skip shapiq 1.8 (timed in its Python 3.12 venv, bench/shapiq_trees.py, when there)")
     args = parser.parse_args(argv)
     if not args.scale > 0: parser.error("--scale must be positive")
+    if missing := missing_bench_modules(args.only, args.interventional): raise SystemExit(_install_hint(missing))
     run_benchmark(args.scale, args.threads, args.repeats, args.only, interventional=args.interventional, shapiq=not args.no_shapiq)

@@ -744,13 +744,13 @@ def _from_xgboost(model, iteration_range=None, missing=None) -> TreeEnsemble:
     booster = model.get_booster() if hasattr(model, "get_booster") else model
     learner = json.loads(booster.save_raw("json"))["learner"]
     gbm = learner["gradient_booster"]
-    if gbm["name"] not in ("gbtree", "dart"): raise ValueError(f"XGBoost booster {gbm['name']!r} is not supported; expected 'gbtree' or 'dart'")
+    if gbm["name"] not in ("gbtree", "dart"): raise ValueError(f"unsupported model: XGBoost booster {gbm['name']!r} is not supported; expected 'gbtree' or 'dart'")
     forest = gbm["model"] if gbm["name"] == "gbtree" else gbm["gbtree"]["model"]
     weight = np.asarray(gbm["weight_drop"], np.float32) if gbm["name"] == "dart" else None   # dart: each tree's weight in predict
     if weight is not None and weight.shape != (len(forest["trees"]),):
         raise ValueError(f"the dart model has {len(weight)} tree weights for {len(forest['trees'])} trees")
     if any(int(tree.get("tree_param", {}).get("size_leaf_vector", 1)) > 1 for tree in forest["trees"]):
-        raise ValueError("XGBoost models with multi_strategy='multi_output_tree' (trees with vector leaves, one split for every "
+        raise ValueError("unsupported model: XGBoost models with multi_strategy='multi_output_tree' (trees with vector leaves, one split for every "
                          "target) are not supported; fit with multi_strategy='one_output_per_tree' (the default)")
     p = booster.num_features()
     param = learner["learner_model_param"]
@@ -856,7 +856,7 @@ def _from_lightgbm(model, iteration_range=None) -> TreeEnsemble:
     booster = model.booster_ if hasattr(model, "booster_") else model
     text = booster.model_to_string(**_lightgbm_iterations(booster, iteration_range))
     if re.search(r"^is_linear=1\s*$", text, flags=re.MULTILINE):
-        raise ValueError("LightGBM models with linear_tree=True (a linear model in every leaf) are not supported: their "
+        raise ValueError("unsupported model: LightGBM models with linear_tree=True (a linear model in every leaf) are not supported: their "
                          "leaves are not constants; refit with linear_tree=False")
     first = re.search(r"^Tree=\d+\s*$", text, flags=re.MULTILINE)
     if first is None: raise ValueError("the model has no trees in the chosen boosting rounds")
@@ -918,10 +918,20 @@ def _from_catboost(model) -> TreeEnsemble:
     "CatBoost regressors and classifiers with oblivious trees (raw `RawFormulaVal` output), one-hot categorical features included."
     if not model.is_fitted(): raise ValueError(f"this {type(model).__name__} instance is not fitted yet")
     if len(model.get_text_feature_indices()) or len(model.get_embedding_feature_indices()):   # before the JSON export, which refuses them
-        raise ValueError("CatBoost models with text or embedding features are not supported; expected numeric and categorical features")
+        raise ValueError("unsupported model: CatBoost models with text or embedding features are not supported; expected numeric and categorical features")
     j = _catboost_json(model)
+    classes = j.get("model_info", {}).get("class_params") or {}
+    to_label, names = list(classes.get("class_to_label", [])), list(classes.get("class_names", []))
+    n_classes = max(len(names), int(classes.get("classes_count") or 0), len(to_label))
+    if to_label and to_label != list(range(n_classes)):   # classes declared (class_names, classes_count) that no label has
+        absent = [names[c] if c < len(names) else c for c in range(n_classes) if c not in to_label]
+        raise ValueError(f"unsupported model: this {type(model).__name__} declares classes its training labels never hold "
+                         f"({absent[:6]}); CatBoost keeps raw outputs only for the classes it saw (the others' RawFormulaVal is "
+                         "-inf, their probability 0), so its trees' outputs do not line up with classes_. Refit without them "
+                         "(class_names, classes_count), or explain a probability with data=, e.g. explain(lambda X: model.predict_proba(X)[:, 0], "
+                         "X, data=..., budget=200)")
     if "oblivious_trees" not in j:
-        raise ValueError("CatBoost models with non-symmetric trees (grow_policy 'Depthwise' or 'Lossguide') are not supported; "
+        raise ValueError("unsupported model: CatBoost models with non-symmetric trees (grow_policy 'Depthwise' or 'Lossguide') are not supported; "
                          "expected the default grow_policy='SymmetricTree'")
     info = j["features_info"]
     float_flat = {f["feature_index"]: f["flat_feature_index"] for f in info.get("float_features", [])}
@@ -941,7 +951,7 @@ def _from_catboost(model) -> TreeEnsemble:
                 hashes.setdefault(flat, {}).setdefault(int(split["value"]), len(hashes.get(flat, {})))
                 probes.setdefault(flat, []).append((t, level, int(split["value"])))
             elif kind != "FloatFeature":
-                raise ValueError(f"CatBoost categorical features encoded by target statistics (CTR, split type {kind!r}) are not "
+                raise ValueError(f"unsupported model: CatBoost categorical features encoded by target statistics (CTR, split type {kind!r}) are not "
                                  "supported; fit with one_hot_max_size at least the number of categories, so that they are "
                                  "one-hot encoded")
         d = len(splits)
@@ -1003,6 +1013,8 @@ def tree_ensemble(model,                # a fitted scikit-learn DecisionTree, Ra
         if isinstance(model, BaseHistGradientBoosting): return _from_sklearn_hist(model)
         if isinstance(model, IsolationForest): return _from_sklearn_isolation(model)
     if module.startswith("xgboost.") and (name == "Booster" or hasattr(model, "get_booster")): return _from_xgboost(model, iteration_range, missing)
+    if module.startswith("lightgbm.") and callable(getattr(model, "__sklearn_is_fitted__", None)) and not model.__sklearn_is_fitted__():
+        raise ValueError(f"this {name} instance is not fitted yet")   # its booster_ raises, so it would look like no model at all
     if module.startswith("lightgbm.") and (name == "Booster" or hasattr(model, "booster_")): return _from_lightgbm(model, iteration_range)
     if module.startswith("catboost.") and hasattr(model, "save_model") and hasattr(model, "calc_leaf_indexes"): return _from_catboost(model)
     raise ValueError(f"unsupported model {module}.{name}; expected a fitted scikit-learn DecisionTree, RandomForest, ExtraTrees, "

@@ -98,7 +98,7 @@ class TreeExplainer:
                     executor=None,                 # None (in-process), or a concurrent.futures.Executor / Dask Client explaining chunks (notebook 05)
                     chunk_size: int | None = None, # rows per chunk sent to the executor (None: a few chunks per worker)
                     *,
-                    check_additivity: bool = True, # shap's check: base value plus values equal the model's raw output on each row (on the executor's workers too)
+                    check_additivity: bool = True, # shap's check: base value plus values equal the converted ensemble's raw output on each row (on the executor's workers too)
                    ):
         "Shapley values of each row of `X`: (n, p) for one output, (n, p, k) for k outputs."
         check_executor(executor)                                    # checked on every route, a Dask collection's too
