@@ -20,10 +20,10 @@ except ImportError as error:
 
 # %% auto #0
 __all__ = ['LENGTHSCALE_PRIOR', 'LENGTHSCALE_SHRINKAGE', 'OUTPUTSCALE_PRIOR', 'SIZE_SCALE_PRIOR_MEAN', 'SIZE_LENGTHSCALE_PRIOR',
-           'SIZE_START', 'DEFAULT_NOISE', 'KERNEL_CHOICES', 'CRITERIA', 'KERNEL_TIE', 'hamming_correlations',
-           'hamming_kernel', 'HammingKernel', 'size_kernel', 'SizeKernel', 'HammingHyper', 'gp_posterior', 'HammingGP',
-           'check_noise', 'fit_hamming_gp', 'loo_log_predictive', 'log_evidence', 'kernel_options', 'n_hyperparameters',
-           'KernelChoice', 'fit_kernel_choice']
+           'SIZE_START', 'DEFAULT_NOISE', 'LEARN_NOISE_START', 'KERNEL_CHOICES', 'CRITERIA', 'KERNEL_TIE',
+           'hamming_correlations', 'hamming_kernel', 'HammingKernel', 'size_kernel', 'SizeKernel', 'HammingHyper',
+           'gp_posterior', 'HammingGP', 'check_noise', 'fit_hamming_gp', 'loo_log_predictive', 'log_evidence',
+           'kernel_options', 'n_hyperparameters', 'KernelChoice', 'fit_kernel_choice']
 
 # %% ../../nbs/30_hamming_gp.ipynb #d959498d
 def _check_lengthscale(lengthscale, p: int) -> np.ndarray:
@@ -226,6 +226,8 @@ def _standardisation(y: np.ndarray):
     if scale > 1e-12 * abs(shift): return shift, scale
     return shift, (abs(shift) if shift != 0 else 1.0)
 
+LEARN_NOISE_START = 1e-3   # the least start of a learnt noise variance (relative): from the 1e-6 jitter the fit never moves
+
 def _build_model(X, y, hyper: HammingHyper | None, noise: float, learn_noise: bool, ard: bool, size: bool,
                  shrinkage: float | None):
     "gpytorch model on standardised data, initialised from `hyper` (in game units) when given."
@@ -239,7 +241,7 @@ def _build_model(X, y, hyper: HammingHyper | None, noise: float, learn_noise: bo
     model.covar_module.outputscale = 1.0
     f64 = lambda v: torch.tensor(float(v), dtype=torch.float64)   # a Python float would pass through float32
     if size: model.size_module.outputscale, model.size_module.base_kernel.lengthscale = map(f64, SIZE_START)
-    likelihood.noise = noise
+    likelihood.noise = max(noise, LEARN_NOISE_START) if learn_noise else noise
     if hyper is not None:
         ls = np.clip(hyper.lengthscale, 1e-3, 1e3)
         model.covar_module.base_kernel.lengthscale = torch.as_tensor(ls if ard else [np.exp(np.log(ls).mean())])
@@ -248,7 +250,7 @@ def _build_model(X, y, hyper: HammingHyper | None, noise: float, learn_noise: bo
         if size and hyper.size_scale > 0:       # warm start of the size term (a pure Hamming start keeps SIZE_START)
             model.size_module.outputscale = f64(np.clip(hyper.size_scale / scale**2, 1e-4, 1e4))
             model.size_module.base_kernel.lengthscale = f64(np.clip(hyper.size_lengthscale, 1e-2, 1e2))
-        if learn_noise: likelihood.noise = max(hyper.noise / scale**2, 1e-8)
+        if learn_noise: likelihood.noise = max(hyper.noise / scale**2, LEARN_NOISE_START)   # every refit: from the start again
     likelihood.raw_noise.requires_grad_(learn_noise)
     return model, likelihood, shift, scale
 
