@@ -238,7 +238,7 @@ def shapleig(game,                          # callable on a boolean (k, p) coali
              n_candidates: int = 4096,      # size of the leverage-sampled candidate pool when not all unevaluated coalitions are scored
              refit="always",                # "always" (refit before every selection) or a growth factor r > 0 (refit once the data grew by 1 + r)
              noise: float = DEFAULT_NOISE,  # GP noise variance relative to var(y) (the start value if learnt)
-             learn_noise: bool = False,     # fit the noise variance too (for noisy games)
+             learn_noise: bool = False,     # fit the noise variance too (for noisy games; the values then sum to the model's v(N) - v(∅), not to the observed difference)
              progress: bool | None = None,  # tqdm progress bar (None: only for runs of 100+ evaluations after the initial design)
              n_threads: int | None = 1,     # torch and BLAS threads for the GP work (None leaves them alone)
              callback=None,                 # called after every round as callback(X, y, hyper): the data so far and the hyperparameters (game units) that chose the round (None before the first fit, after a flat start's first spread, or if not representable)

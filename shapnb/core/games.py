@@ -212,8 +212,9 @@ def _predictions(pred, n: int, index=None) -> np.ndarray:
                          "explain a probability: lambda X: model.predict_proba(X)[:, 1]") from None
     if pred.ndim == 1 and pred.shape != (n,):
         raise ValueError(f"predict returned {pred.shape[0]} values for {n} rows (the explained row's features imputed from "
-                         "background rows): it must return one value per row, in order (does it drop rows, e.g. with "
-                         "missing values?)")
+                         "background rows): it must take a 2-D array (or frame) of rows and return one value per row, in order: "
+                         "is it written for a single row (then vectorise it, e.g. lambda A: np.array([f(r) for r in A])), or "
+                         "does it drop rows, e.g. with missing values?")
     if pred.shape not in ((n,), (n, 1)):
         raise ValueError(f"predict must return one value per row; for {n} rows (the explained row's features imputed from "
                          f"background rows) it returned shape {pred.shape}. For a model of several outputs explain one at a "
