@@ -959,3 +959,63 @@ if __name__ == "__main__":
     for sentinel in (0.0, -999.0): print(f"{f'xgboost missing={sentinel}':32s} {sentinel_error(sentinel):.1e}")
     print(f"{'xgboost fitted on CSR':32s} {csr_error():.1e}")
     for name in sorted(SHAP_MODELS): print(f"{f'auto vs shap, {name}':32s} {auto_error(name):.1e}")
+
+
+# ---- 8. Modern frames: None as a category, pyarrow-backed dtypes, polars (an audit of 2026-12-05) ----
+
+def test_hist_gradient_boosting_learns_none_as_a_category():
+    "An object column with None: scikit-learn encodes None as a category of its own (NaN stays missing); both follow predict."
+    from sklearn.ensemble import HistGradientBoostingRegressor
+    rng = np.random.default_rng(0)
+    region = rng.choice(np.array(["north", "south", "east", None], dtype=object), 400, p=[.3, .3, .3, .1])
+    x1 = rng.normal(size=400)
+    y = x1 + np.array([{"north": 1.0, "south": -1.0, "east": 0.3, None: 3.0}[r] for r in region])
+    frame = pd.DataFrame({"x1": x1, "region": pd.Series(region, dtype=object)})
+    model = HistGradientBoostingRegressor(max_iter=20, categorical_features=["region"]).fit(frame, y)
+    shown = frame.iloc[:12].copy(); shown.loc[0, "region"] = np.nan          # NaN: missing, as at predict
+    assert shown.region.isna().sum() >= 2 and any(v is None for v in shown.region)
+    background = frame.iloc[100:130]
+    e = TreeExplainer(model, background)(shown)
+    np.testing.assert_allclose(e.values.sum(1) + e.base_values, model.predict(shown), atol=1e-9)
+    for i in np.flatnonzero(shown.region.isna().to_numpy())[:2]:
+        np.testing.assert_allclose(e.values[i], brute_force(model.predict, shown.iloc[[i]], background)[:, 0], atol=1e-9)
+
+
+def test_polars_and_arrow_tables_are_refused_not_read_by_position():
+    pa = pytest.importorskip("pyarrow")
+    from sklearn.ensemble import RandomForestRegressor
+    frame = pd.DataFrame(np.random.default_rng(0).normal(size=(60, 3)), columns=["a", "b", "c"])
+    model = RandomForestRegressor(5, max_depth=3, random_state=0).fit(frame, frame.a - frame.c)
+    table = pa.Table.from_pandas(frame[["c", "a", "b"]])
+    with pytest.raises(TypeError, match=r"X is a pyarrow Table; shapnb matches columns by name .* pass X.to_pandas\(\)"):
+        TreeExplainer(model).shap_values(table)
+    with pytest.raises(TypeError, match=r"data is a pyarrow Table"):
+        explain(model, frame.iloc[:2], data=table)
+    try: import polars as pl
+    except ImportError: return
+    with pytest.raises(TypeError, match=r"X is a polars DataFrame; .* pass X.to_pandas\(\)"):
+        explain(model, pl.from_pandas(frame[["c", "a", "b"]]).head(2), data=frame)
+    with pytest.raises(TypeError, match=r"X is a polars Series, one column of values"):
+        explain(model, pl.from_pandas(frame).to_series(0), data=frame)
+
+
+def test_arrow_dtypes_nan_values_nulls_and_times():
+    "A NaN value in an arrow float column is missing, as NaN in numpy; arrow nulls are NaN in the Explanation's data; time64 is refused as a time."
+    pytest.importorskip("pyarrow")
+    from sklearn.ensemble import HistGradientBoostingRegressor
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame({"share": rng.random(200), "age": rng.normal(50, 10, 200)})
+    frame.loc[:20, "share"] = np.nan
+    model = HistGradientBoostingRegressor(max_iter=20).fit(frame, frame.age * np.nan_to_num(frame.share, nan=0.5))
+    arrow = frame.iloc[:6].astype({"share": "double[pyarrow]"})
+    arrow.loc[3, "share"] = np.nan                                     # a NaN value, not a null
+    numpy_rows = arrow.astype({"share": "float64"})
+    got = explain(model, arrow, data=frame.iloc[100:140], method="exact", progress=False)
+    want = explain(model, numpy_rows, data=frame.iloc[100:140], method="exact", progress=False)
+    np.testing.assert_allclose(got.values, want.values, atol=1e-12)
+    nulls = frame.iloc[:6].convert_dtypes(dtype_backend="pyarrow")          # NaN read as arrow nulls
+    e = TreeExplainer(model, frame.iloc[100:140])(nulls)
+    assert e.data.dtype == np.float64 and np.isnan(e.data[0, 0]), e.data
+    times = pd.DataFrame({"t": pd.array([1, 2], dtype="time64[us][pyarrow]"), "age": [1.0, 2.0]})
+    with pytest.raises(ValueError, match=r"X has date/time columns \['share'\]"):
+        explain(model, times.rename(columns={"t": "share"}), data=frame.iloc[:20], method="exact")

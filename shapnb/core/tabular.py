@@ -30,6 +30,13 @@ def _is_sparse(X) -> bool:
     return type(X).__module__.startswith("scipy.sparse")
 
 # %% ../../nbs/06_tabular.ipynb #8f91c9d4
+def _arrow_temporal(dtype) -> bool:
+    "Whether `dtype` is a pyarrow-backed date, time, timestamp or duration (pandas' kind does not say so for all of them)."
+    arrow = getattr(dtype, "pyarrow_dtype", None)
+    if arrow is None: return False
+    import pyarrow as pa
+    return bool(pa.types.is_temporal(arrow))
+
 def _frame_problems(X, what: str):
     "Raise for a frame with duplicate, sparse, date/time or complex columns, naming them."
     import pandas as pd
@@ -39,7 +46,8 @@ def _frame_problems(X, what: str):
     kinds = {"sparse": [], "date/time": [], "complex": []}
     for label, dtype in zip(labels, X.dtypes):
         if isinstance(dtype, pd.SparseDtype): kinds["sparse"].append(label)
-        elif dtype.kind in "Mm" or isinstance(dtype, (pd.DatetimeTZDtype, pd.PeriodDtype)): kinds["date/time"].append(label)
+        elif dtype.kind in "Mm" or isinstance(dtype, (pd.DatetimeTZDtype, pd.PeriodDtype)) or _arrow_temporal(dtype):
+            kinds["date/time"].append(label)
         elif dtype.kind == "c": kinds["complex"].append(label)
     if kinds["sparse"]:
         raise TypeError(f"{what} has sparse columns {kinds['sparse']}, which are not supported: densify them first "
@@ -69,6 +77,13 @@ def check_tabular(X,              # rows: an array, a DataFrame or a Series (one
     if _is_sparse(X):
         raise TypeError(f"{what} is a sparse matrix ({type(X).__name__}), which is not supported: pass dense rows, "
                         f"e.g. {what}.toarray() (for a few rows at a time if the matrix is large)")
+    package = type(X).__module__.split(".")[0]
+    if package in ("polars", "pyarrow"):                   # no pandas interface: read as an array, by position
+        if hasattr(X, "columns") or hasattr(X, "column_names"):
+            raise TypeError(f"{what} is a {package} {type(X).__name__}; shapnb matches columns by name (and keeps their dtypes) "
+                            f"in pandas DataFrames: pass {what}.to_pandas()")
+        raise TypeError(f"{what} is a {package} {type(X).__name__}, one column of values; pass rows as a pandas DataFrame, or "
+                        "one row as a pandas Series indexed by the column names")
     if isinstance(X, dict):
         raise TypeError(f"{what} is a dict; pass one row as a one-row DataFrame, pd.DataFrame([{what}]), or as a Series, "
                         f"pd.Series({what})")
@@ -256,6 +271,7 @@ def _same_values(a, cast) -> bool:
     "Whether `cast` holds the values of `a`: missing where `a` is missing, equal elsewhere (2.7 -> 2 or 'False' -> True are not)."
     import pandas as pd
     missing = pd.isna(a).to_numpy(bool)
+    if pd.api.types.is_float_dtype(a.dtype): missing = missing | np.isnan(a.to_numpy(dtype=float, na_value=np.nan))   # an arrow NaN: a value, not NA
     if (missing != pd.isna(cast).to_numpy(bool)).any(): return False
     left, right = a.to_numpy(object)[~missing], cast.to_numpy(object)[~missing]
     return bool(np.all(left == right))
@@ -289,7 +305,7 @@ def _unify_column(a, b, column: str, a_what: str, b_what: str):
     for side, before, after in ((a_what, a0, a), (b_what, b0, b)):
         if not _same_values(before, after):
             raise ValueError(f"column {column!r} is {a0.dtype} in {a_what} but {b0.dtype} in {b_what}; giving them one dtype "
-                             f"({after.dtype}) would change values of {side} (e.g. a decimal cut to an integer, a missing value "
+                             f"({after.dtype}) would change values of {side} (e.g. a decimal rounded or cut to an integer, a missing value "
                              f"or the text 'False' read as a boolean): give both the same dtype")
     return a, b
 

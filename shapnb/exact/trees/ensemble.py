@@ -175,6 +175,8 @@ def _category_codes(values,          # one column: a pandas Series or a 1-D arra
         return out
     raw = series.to_numpy(dtype=object)
     missing = pd.isna(raw)
+    if any(c is None for c in codes.categories):              # None learnt as a category (HistGradientBoosting, object columns)
+        missing &= np.array([v is not None for v in raw], bool)
     keys = raw.copy()
     if codes.hasher is not None:
         if missing.any():
@@ -393,8 +395,9 @@ class TreeEnsemble:
             raise ValueError(f"{what} has a categorical column {name!r}, but the model's feature {j} is numeric; expected numbers there")
         try: return series.to_numpy(dtype=np.float64, na_value=np.nan)
         except (TypeError, ValueError):
-            raise ValueError(f"{what} must hold numbers; its column {name!r} holds {series.dtype} values "
-                             "that are no category of the model") from None
+            raise ValueError(f"{what} must hold numbers (or, for a categorical feature, categories as at fit); its column {name!r} "
+                             f"holds {series.dtype} values that are neither: for text categories pass a pandas categorical "
+                             f"column ({what}[{name!r}].astype('category'))") from None
 
     def _frame_rows(self, X, what: str) -> np.ndarray:
         "A matched DataFrame as float64 (n, p): LightGBM's pandas categories by position, other categories by value."
@@ -620,8 +623,8 @@ def _hist_layout(model):
     categorical = [None] * p
     for t, (j, categories) in enumerate(zip(np.flatnonzero(is_categorical), encoder.categories_)):
         categories = list(categories)
-        if categories and (categories[-1] is None or (isinstance(categories[-1], float) and np.isnan(categories[-1]))):
-            categories = categories[:-1]
+        if categories and isinstance(categories[-1], float) and np.isnan(categories[-1]):   # NaN: the missing-value slot
+            categories = categories[:-1]                      # (None, in an object column, is a category of its own)
         bits = np.unpackbits(known[f_idx_map[t]].view(np.uint8), bitorder="little")
         if not bits[:len(categories)].all():
             raise ValueError(f"HistGradientBoosting feature {j}: not every encoded category is known to the trees; "
