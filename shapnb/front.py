@@ -261,11 +261,15 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
         not_tree = _refusal(tree_ensemble, model_or_game)
         not_kernel = not_tree and _refusal(kernel_expansion, model_or_game)
         method = "tree" if not not_tree else "kernel" if not not_kernel else "kernelshap"
+        tree_library = type(model_or_game).__module__.startswith(("xgboost", "lightgbm", "catboost", "sklearn.ensemble", "sklearn.tree"))
         if method == "kernelshap" and data is None:
-            raise ValueError(f"method='auto': {type(model_or_game).__name__} is neither a tree ensemble nor a product-kernel "
-                             f"model that shapnb explains exactly ({not_kernel}), and the model-agnostic "
-                             "estimators need background data (rows to average missing features over) and a budget: pass "
-                             "data=... and budget=...")
+            why = not_tree if tree_library else not_kernel      # the refusal that concerns this model
+            raise ValueError(f"method='auto': {type(model_or_game).__name__} is not a model that shapnb explains exactly ({why}), "
+                             "and the model-agnostic estimators need background data (rows to average missing features "
+                             "over) and a budget: pass data=... and budget=...")
+        if method == "kernelshap" and tree_library:           # say why a tree model is not explained exactly
+            warnings.warn(f"TreeExplainer cannot explain this {type(model_or_game).__name__} ({not_tree}); method='auto' "
+                          "explains its predict by KernelSHAP on the marginal game over data instead", stacklevel=2)
         if method == "kernelshap" and budget is None:
             p_x = X.shape[1]
             raise ValueError("method='auto' explains this model by KernelSHAP on the marginal game over data, which needs a "

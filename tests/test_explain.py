@@ -137,9 +137,13 @@ def test_refused_tree_models_fall_back_to_kernelshap():
               catboost.CatBoostRegressor(iterations=5, depth=3, grow_policy="Depthwise", **quiet).fit(X, y),
               lightgbm.LGBMRegressor(n_estimators=5, linear_tree=True, verbose=-1).fit(X, y),
               xgboost.XGBRegressor(n_estimators=5, booster="gblinear").fit(X, y)]
-    for model in models:
-        e = explain(model, X[:2], data=X[:20], budget=2 ** 3, seed=0, progress=False)
+    reasons = ["no constant base", "non-symmetric trees", "linear_tree=True", "'gblinear' is not supported"]
+    for model, reason in zip(models, reasons):
+        with pytest.warns(UserWarning, match=f"TreeExplainer cannot explain this {type(model).__name__} .*{re.escape(reason)}"):
+            e = explain(model, X[:2], data=X[:20], budget=2 ** 3, seed=0, progress=False)
         assert e.method == "kernelshap", type(model).__name__
+        with pytest.raises(ValueError, match=f"is not a model that shapnb explains exactly .*{re.escape(reason)}"):
+            explain(model, X[:2])                                     # no data: the tree converter's own reason
         exact = explain(model.predict, X[:2], data=X[:20], method="exact", progress=False)
         np.testing.assert_allclose(e.values, exact.values, atol=1e-9)
 

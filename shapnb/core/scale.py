@@ -4,7 +4,7 @@
 
 # %% ../../nbs/05_scale_out.ipynb #7d4c03e6
 from __future__ import annotations
-import math, os, socket, sys, tempfile, uuid, warnings
+import math, os, socket, stat, sys, tempfile, uuid, warnings
 from pathlib import Path
 import concurrent.futures as cf
 import numpy as np
@@ -277,6 +277,19 @@ def _writable(folder) -> bool:
         return True
     except OSError: return False
 
+def _private_folder(folder: Path) -> Path | None:
+    "`folder`, made if absent, when only this user can use it (its cache is code numba loads); else a new private one, or None."
+    try:
+        os.mkdir(folder, 0o700)
+    except FileExistsError: pass
+    except OSError: folder = None
+    if folder is not None and hasattr(os, "getuid"):           # someone else's folder, or one others may write: not ours
+        info = os.lstat(folder)
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077: folder = None
+    if folder is not None and _writable(folder): return folder
+    try: return Path(tempfile.mkdtemp(prefix="shapnb-numba-cache-"))   # private to this process's user, fresh
+    except OSError: return None
+
 def numba_cache_dir(source_dirs,    # folders of the modules that define cached numba functions
                     user_dir=None,  # numba's user-wide cache folder (None: numba's own, e.g. ~/.cache/numba)
                    ) -> str | None:
@@ -287,9 +300,9 @@ def numba_cache_dir(source_dirs,    # folders of the modules that define cached 
         from numba.misc.appdirs import AppDirs
         user_dir = AppDirs(appname="numba", appauthor=False).user_cache_dir
     if all(_writable(Path(d) / "__pycache__") for d in source_dirs) or _writable(user_dir): return None
-    folder = Path(tempfile.gettempdir()) / f"shapnb-numba-cache-{os.getuid() if hasattr(os, 'getuid') else 'user'}"
-    if not _writable(folder):
-        raise RuntimeError(f"numba cannot cache shapnb's compiled kernels: neither beside the package, nor in {user_dir}, nor in "
-                           f"{folder} can be written; set NUMBA_CACHE_DIR to a writable folder")
-    numba.config.CACHE_DIR = str(folder)
+    folder = _private_folder(Path(tempfile.gettempdir()) / f"shapnb-numba-cache-{os.getuid() if hasattr(os, 'getuid') else 'user'}")
+    if folder is None:
+        raise RuntimeError(f"numba cannot cache shapnb's compiled kernels: neither beside the package, nor in {user_dir}, nor "
+                           "under the temporary folder can be written; set NUMBA_CACHE_DIR to a writable folder")
+    numba.config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"] = str(folder)   # the environment too: numba may reload its config
     return str(folder)

@@ -8,6 +8,7 @@ import inspect
 import io
 import numbers
 import textwrap
+import threading
 import tokenize
 import warnings
 import numpy as np
@@ -168,12 +169,14 @@ def random_generator(seed, # None (fresh entropy), an int >= 0, a numpy Generato
 def parameter_docs(f, # a function or method defined in Python source
                   ) -> dict:
     "{parameter: its comment} from the source of `f`'s signature, and 'return' for a comment after the closing parenthesis."
-    try: source = textwrap.dedent(inspect.getsource(f))
-    except (OSError, TypeError): return {}
-    names = set(inspect.signature(f).parameters)
-    docs, depth, current, previous, closed, line = {}, 0, None, None, False, 0
+    try: source, names = textwrap.dedent(inspect.getsource(f)), set(inspect.signature(f).parameters)
+    except (OSError, TypeError, ValueError): return {}          # no source (built-in, generated), or no signature
+    docs, depth, current, previous, closed, line, started = {}, 0, None, None, False, 0, False
     for tok in tokenize.generate_tokens(io.StringIO(source).readline):
         kind, text = tok.type, tok.string
+        if not started:                                         # decorators (and their arguments) come first
+            started = kind == tokenize.NAME and text == "def"
+            continue
         if kind == tokenize.OP and text in "([{": depth += 1
         elif kind == tokenize.OP and text in ")]}":
             depth -= 1
@@ -182,8 +185,8 @@ def parameter_docs(f, # a function or method defined in Python source
         elif kind == tokenize.OP and text == "->" and closed: current = "return"
         elif kind == tokenize.NAME and depth == 1 and text in names and previous in ("(", ",", "*", "**"):
             current, line = text, tok.start[0]
-        elif kind == tokenize.COMMENT and current is not None and depth <= 1:
-            docs.setdefault(current, text.lstrip("#").strip())
+        elif kind == tokenize.COMMENT and current is not None and depth <= 1 and (current == "return" or tok.start[0] == line):
+            docs.setdefault(current, text.lstrip("#").strip())   # on its parameter's line (a comment above one is not its)
         elif kind == tokenize.NEWLINE and closed: break
         if kind not in (tokenize.COMMENT, tokenize.NL): previous = text
     return docs
@@ -191,7 +194,15 @@ def parameter_docs(f, # a function or method defined in Python source
 def document_parameters(obj, # a public function or class
                        ):
     "`obj` with its parameters' comments appended to its docstring(s) (a class: its `__init__` and public methods); once."
-    if getattr(obj, "__shapnb_documented__", False): return obj
+    with _DOCUMENTING:                                          # threads asking for the same name at once: once
+        if getattr(obj, "__shapnb_documented__", False): return obj
+        _document(obj)
+    return obj
+
+_DOCUMENTING = threading.Lock()
+
+def _document(obj):
+    "Append the parameters' comments to the docstrings of `obj` (its `__init__` and public methods for a class), and mark it."
     targets = [obj] if not inspect.isclass(obj) else \
         [obj.__init__] + [f for n, f in vars(obj).items() if inspect.isfunction(f) and (n == "__call__" or not n.startswith("_"))]
     for f in targets:
@@ -205,4 +216,3 @@ def document_parameters(obj, # a public function or class
         except (AttributeError, TypeError): pass                  # a read-only __doc__: left as it is
     try: obj.__shapnb_documented__ = True
     except (AttributeError, TypeError): pass
-    return obj

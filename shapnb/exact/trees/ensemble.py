@@ -926,8 +926,9 @@ def _from_catboost(model) -> TreeEnsemble:
     classes = j.get("model_info", {}).get("class_params") or {}
     to_label, names = list(classes.get("class_to_label", [])), list(classes.get("class_names", []))
     n_classes = max(len(names), int(classes.get("classes_count") or 0), len(to_label))
-    if to_label and to_label != list(range(n_classes)):   # classes declared (class_names, classes_count) that no label has
-        absent = [names[c] if c < len(names) else c for c in range(n_classes) if c not in to_label]
+    if to_label and len(to_label) < n_classes:   # classes declared (class_names, classes_count) that no label has
+        absent = [names[c] if c < len(names) else c for c in range(n_classes) if c not in to_label] \
+            if all(isinstance(c, int) and 0 <= c < n_classes for c in to_label) else f"{n_classes - len(to_label)} of {n_classes}"
         raise ValueError(f"unsupported model: this {type(model).__name__} declares classes its training labels never hold "
                          f"({absent[:6]}); CatBoost keeps raw outputs only for the classes it saw (the others' RawFormulaVal is "
                          "-inf, their probability 0), so its trees' outputs do not line up with classes_. Refit without them "
