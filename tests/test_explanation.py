@@ -145,3 +145,15 @@ def test_abs_and_mean_over_rows(e):
     if e.n_outputs is not None:
         last = e.mean(-1)
         assert last.n_outputs is None and np.allclose(last.values, e.values.mean(-1)) and last.se is None
+
+
+def test_selecting_the_only_row_drops_the_row_axis_of_the_interactions():
+    "e[0] of a one-row explanation: its interactions lose the row axis with its values (an audit: they kept it, and plots failed)."
+    pairs = np.arange(18.0).reshape(1, 3, 3, 2)
+    e = Explanation(np.ones((1, 3, 2)), np.zeros((1, 2)), output_names=["a", "b"], details={"interactions": pairs, "index": "k-SII", "se_note": "why"})
+    assert e[0].values.shape == (3, 2) and e[0].interactions.shape == (3, 3, 2) and e[0].index == "k-SII"
+    assert e[0].se_note == "why"                                  # the same row: its other details still describe it
+    np.testing.assert_array_equal(e[0, :, "b"].interactions, pairs[0, :, :, 1])
+    assert e[:, :, "a"].interactions.shape == (1, 3, 3)
+    assert e[0].interactions.shape == Explanation(np.ones((2, 3, 2)), np.zeros((2, 2)), output_names=["a", "b"],
+                                                  details={"interactions": np.zeros((2, 3, 3, 2))})[0].interactions.shape

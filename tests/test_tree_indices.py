@@ -160,3 +160,20 @@ def test_bad_input_is_refused():
     with pytest.raises(ValueError, match="a semivalue is"): explainer.semivalues(X[:2], "owen")
     with pytest.raises(ValueError, match="kernel must be one of"): tree_semivalues(explainer.ensemble, X[:2], kernel="gpu")
     with pytest.raises(ValueError, match="features"): explainer.shap_interaction_values(X[:2, :3])
+
+
+def test_interactions_too_large_to_allocate_say_so():
+    "A (n, p, p) array beyond the memory: a MemoryError that gives its size and the way out, not numba's bare one."
+    import subprocess, sys
+    code = """
+import resource, numpy as np
+resource.setrlimit(resource.RLIMIT_AS, (8 * 2**30, 8 * 2**30))
+from sklearn.ensemble import RandomForestRegressor
+from shapnb.exact.trees import TreeExplainer
+X = np.random.default_rng(0).normal(size=(300, 3000)).astype(np.float32)
+model = RandomForestRegressor(3, max_depth=4, random_state=0, max_features=0.01).fit(X, X[:, 0] * X[:, 1])
+try: TreeExplainer(model).interaction_values(X[:150])
+except MemoryError as e: print(e)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert "(150, 3000, 3000, 1) array of 10.1 GiB" in out.stdout and "explain fewer rows per call" in out.stdout, out.stdout + out.stderr[-2000:]

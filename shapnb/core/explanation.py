@@ -262,9 +262,11 @@ def _selected_details(self, r, f, o, dropped) -> dict | None:
     "The details that still describe a selection: all of them when nothing is selected; else the index and the rows' and outputs' interactions."
     d, (n, p, k) = self._details, self._v.shape
     every = lambda idx, m: len(idx) == m and (idx == np.arange(m)).all()
-    if every(r, n) and every(f, p) and every(o, k): return d
+    whole = every(r, n) and every(f, p) and every(o, k)
+    if whole and not dropped: return d
     if not every(f, p): return _index_only(self)    # per-feature details (pair terms, designs) name features by position
-    kept = {key: v for key, v in d.items() if key == "index"}
+    # all of it with an axis dropped (e[0] of one row): every detail still holds, the interactions lose that axis below
+    kept = dict(d) if whole else {key: v for key, v in d.items() if key == "index"}
     inter = d.get("interactions")
     one_row = not self._rows or "rows" in dropped                        # the selection is one row: no row axis
     if isinstance(inter, np.ndarray) and not self._rows and inter.shape[:2] == (p, p): inter = inter[None]   # (p, p[, k]) of one row

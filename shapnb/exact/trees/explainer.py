@@ -183,7 +183,13 @@ class TreeExplainer:
         shown = self._shown(X)
         rows, _, single = self.ensemble.as_rows(shown)
         background = self.data if self.feature_perturbation == "interventional" else None
-        return shown, self._on_threads(lambda: tree_interactions(self.ensemble, rows, index, background, prepared=True)), single
+        try: M = self._on_threads(lambda: tree_interactions(self.ensemble, rows, index, background, prepared=True))
+        except MemoryError:                     # numba's bare "Allocation failed": say what was too large, and the way out
+            n, p, k = len(rows), self.ensemble.n_features, self.ensemble.n_outputs
+            raise MemoryError(f"the pairwise interactions of {n} rows are an (n, p, p, k) = ({n}, {p}, {p}, {k}) array of "
+                              f"{n * p * p * k * 8 / 2**30:.1f} GiB, more than this machine could allocate: explain fewer "
+                              "rows per call (e.g. in blocks of rows), or the semivalues, which are (n, p, k)") from None
+        return shown, M, single
 
     def interaction_values(self,
                            X,               # rows: array, DataFrame, Series or sparse matrix
