@@ -44,7 +44,8 @@ def _axes(ax, height: float, width: float = 6.4):
 def _label(name: str, value) -> str:
     "A feature's tick label, with its value in the explained row when known."
     if value is None: return name
-    return f"{name} = {value:.3g}" if isinstance(value, (float, np.floating)) else f"{name} = {value}"
+    if not isinstance(value, (float, np.floating)): return f"{name} = {value}"
+    return f"{name} = {value:.0f}" if value == round(value) and abs(value) < 1e7 else f"{name} = {value:.4g}"   # 2024, not 2.02e+03
 
 def _numeric_column(column):
     "A feature's values as floats (missing values as NaN), or None when they are text or categories."
@@ -67,6 +68,7 @@ def _value_colours(column, colormap, n: int) -> np.ndarray:
     known = ~np.isnan(values)
     if known.any():
         lo, hi = np.percentile(values[known], [5, 95])
+        if hi <= lo: lo, hi = values[known].min(), values[known].max()   # a rare value (a flag set in 4% of rows) keeps its colour
         out[known] = colormap(np.clip((values[known] - lo) / (hi - lo), 0, 1) if hi > lo else np.full(known.sum(), 0.5))
     return out
 
@@ -107,7 +109,7 @@ def bar(expl: Explanation,        # the explanation, of one output (`expl.output
     s = expl.uncertainty
     if expl.n_rows is None:
         vals, err, data = expl.values, None if s is None else z * s, expl.data
-        xlabel = "Shapley value"
+        xlabel = "|Shapley value|" if expl._folded else "Shapley value"   # e.abs.mean(0), shap's idiom: absolute values
     else:
         n = expl.n_rows
         vals, err, data = np.abs(expl.values).mean(0), None if s is None else z * s.mean(0), None   # |phi|: see Explanation.abs
@@ -120,7 +122,7 @@ def bar(expl: Explanation,        # the explanation, of one output (`expl.output
         if e is not None: e.append(float(err[rest].sum()))        # one row's estimates are correlated: their bound adds up
     ax = _axes(ax, 0.4 * len(v) + 1.2)
     y = np.arange(len(v))[::-1]
-    below = None if e is None else [min(ei, vi) if expl.n_rows is not None else ei for ei, vi in zip(e, v)]   # mean |phi| >= 0
+    below = None if e is None else [min(ei, vi) if expl.n_rows is not None or expl._folded else ei for ei, vi in zip(e, v)]   # |phi| >= 0
     ax.barh(y, v, xerr=None if e is None else [below, e], color=[POSITIVE if t >= 0 else NEGATIVE for t in v], ecolor="#222222", capsize=4, height=0.7,
             error_kw=dict(elinewidth=1.4, capthick=1.4, zorder=4))
     if e is not None: _write_errors(ax, y, v, e); ax.margins(x=0.1)   # room for the written half-widths

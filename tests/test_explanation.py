@@ -157,3 +157,27 @@ def test_selecting_the_only_row_drops_the_row_axis_of_the_interactions():
     assert e[:, :, "a"].interactions.shape == (1, 3, 3)
     assert e[0].interactions.shape == Explanation(np.ones((2, 3, 2)), np.zeros((2, 2)), output_names=["a", "b"],
                                                   details={"interactions": np.zeros((2, 3, 3, 2))})[0].interactions.shape
+
+
+def test_keys_copies_and_plots_from_an_audit_of_the_explanation():
+    "A 0-d string key is a name; the caller's arrays are copied; bar of e.abs.mean(0) keeps |φ| >= 0; rare flags keep colours; labels keep digits."
+    import matplotlib
+    matplotlib.use("Agg")
+    from shapnb import plots
+    from shapnb.plots import _label, _value_colours
+    e = Explanation(np.arange(12.0).reshape(3, 4), feature_names=["a", "b", "ab", "c"])
+    np.testing.assert_array_equal(e[:, np.array("ab")].values, e[:, "ab"].values)
+    np.testing.assert_array_equal(e[:, np.array(2)].values, e[:, 2].values)
+    values, se = np.ones((2, 2)), np.full((2, 2), 0.1)
+    owned = Explanation(values, 0.0, se=se)
+    values[0, 0], se[0, 0] = 7.0, 9.0
+    assert owned.values[0, 0] == 1.0 and owned.se[0, 0] == 0.1
+    rng = np.random.default_rng(0)
+    noisy = Explanation(np.c_[rng.normal(3, 0.1, 50), rng.normal(0, 0.5, 50)], 0.0, se=np.full((50, 2), 0.5))
+    ax = plots.bar(noisy.abs.mean(0))
+    bars = [c for c in ax.containers if type(c).__name__ == "ErrorbarContainer"][0]
+    assert min(s[:, 0].min() for s in bars.lines[2][0].get_segments()) >= 0 and ax.get_xlabel().startswith("|Shapley value|")
+    flag = np.r_[np.ones(2), np.zeros(48)]                      # a flag set in 4% of rows: its 5th and 95th percentiles agree
+    colours = _value_colours(flag, matplotlib.colormaps["coolwarm"], 50)
+    assert not np.allclose(colours[0], colours[-1])
+    assert _label("year", 2024.0) == "year = 2024" and _label("income", 123456.0) == "income = 123456" and _label("x", 0.061712) == "x = 0.06171"

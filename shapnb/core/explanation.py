@@ -16,7 +16,7 @@ __all__ = ['Explanation', 'stack', 'progress']
 # %% ../../nbs/04_explanation.ipynb #2f4f9cba
 def _float_array(name: str, x, shape: tuple) -> np.ndarray:
     "`x` as a float array of exactly `shape`, finite, or a ValueError naming `name`."
-    x = check_finite(x, name)
+    x = np.array(check_finite(x, name), dtype=float)   # a copy: the caller's array may change afterwards
     if x.shape != shape: raise ValueError(f"{name} must have shape {shape} (the shape of values), got {x.shape}")
     return x
 
@@ -228,6 +228,7 @@ def _getitem(self, key) -> Explanation:
     "Select rows, features and outputs like shap: `e[rows, features, outputs]` over the axes `values` has."
     axes = _axes(self)
     keys = key if isinstance(key, tuple) else (key,)
+    keys = tuple(k.item() if isinstance(k, np.ndarray) and k.ndim == 0 else k for k in keys)   # np.array("ab"): a name, not letters
     if sum(k is Ellipsis for k in keys) > 1: raise IndexError("an index can have only one ellipsis ('...')")
     if any(k is Ellipsis for k in keys):
         at = next(i for i, k in enumerate(keys) if k is Ellipsis)
