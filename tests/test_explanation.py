@@ -181,3 +181,18 @@ def test_keys_copies_and_plots_from_an_audit_of_the_explanation():
     colours = _value_colours(flag, matplotlib.colormaps["coolwarm"], 50)
     assert not np.allclose(colours[0], colours[-1])
     assert _label("year", 2024.0) == "year = 2024" and _label("income", 123456.0) == "income = 123456" and _label("x", 0.061712) == "x = 0.06171"
+
+
+def test_a_subset_of_the_features_does_not_claim_to_add_up_to_the_prediction():
+    "e[:, some features]: not efficient, so waterfall ends at 'base + sum' (not 'f(x)') and efficiency_residual warns; reordering all keeps it."
+    import matplotlib
+    matplotlib.use("Agg")
+    from shapnb import plots
+    e = Explanation(np.array([[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]]), 10.0, feature_names=["a", "b", "c"])
+    assert e.efficient and e[:, ["c", "a", "b"]].efficient and e[1].efficient
+    part = e[:, ["a", "c"]]
+    assert not part.efficient and not e[:, ["a", "a", "b", "c"]].efficient
+    with pytest.warns(UserWarning, match="the values of some of the features"):
+        part.efficiency_residual(np.array([16.0, 11.5]))
+    texts = " ".join(t.get_text() for t in plots.waterfall(part, row=0).texts + plots.waterfall(part, row=0).get_yticklabels())
+    assert "f(x)" not in texts and "base + sum" in texts, texts

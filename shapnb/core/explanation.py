@@ -46,6 +46,7 @@ class Explanation:
     "Shapley values of one or many rows (and outputs) with their uncertainty, base values and metadata."
     _feature_axis = True   # False once a single feature was selected (`e[:, "bmi"]`): its axis is then dropped
     _folded = False        # True for `e.abs`: values |φ| whose spread bounds their error (see `abs` below)
+    _partial = False       # True once some features were left out (`e[:, ["bmi", "s5"]]`): the rest no longer adds up to f(x)
     def __init__(self,
                  values,               # (p,), (n, p), (n, p, k), or (p, k) when output_names is given
                  base_values=0.0,      # v(∅) of each row and output; a scalar (or (k,)) broadcasts
@@ -166,7 +167,7 @@ def _derive(self, v, base, se, sd, data, features, outputs, *, rows: bool, multi
     new._rows, new._multi, new._feature_axis = rows, multi, feature_axis
     new.feature_names, new.output_names = list(features), (list(outputs) if multi else None)
     new.n_evals, new.method, new._details = n_evals, self.method, dict(details or {})
-    new._folded = self._folded
+    new._folded, new._partial = self._folded, self._partial
     return new
 
 def _method(*fs):
@@ -248,12 +249,14 @@ def _getitem(self, key) -> Explanation:
     cut = lambda a: None if a is None else a[np.ix_(r, f, o)]
     n_evals = self.n_evals
     if n_evals is not None and np.ndim(n_evals) == 1: n_evals = int(n_evals[r[0]]) if "rows" in dropped else n_evals[r]
-    return _derive(self, cut(self._v), self._base[np.ix_(r, o)], cut(self._se), cut(self._sd),
+    new = _derive(self, cut(self._v), self._base[np.ix_(r, o)], cut(self._se), cut(self._sd),
                    None if self._data is None else self._data[np.ix_(r, f)],
                    [self.feature_names[j] for j in f], None if not self._multi else [self.output_names[j] for j in o],
                    rows=self._rows and "rows" not in dropped, multi=self._multi and "outputs" not in dropped,
                    feature_axis=self._feature_axis and "features" not in dropped, n_evals=n_evals,
                    details=_selected_details(self, r, f, o, dropped))
+    if not np.array_equal(np.sort(f), np.arange(p)): new._partial = True   # some features left out (or repeated)
+    return new
 
 def _index_only(self) -> dict | None:
     "The details that survive any selection or reduction: the index the values are of (None: Shapley values)."
@@ -380,7 +383,7 @@ _method(_interval)
 # %% ../../nbs/04_explanation.ipynb #c6a4e201
 def _efficient(self) -> bool:
     "Whether the values share out f(x) − base value: Shapley values (SII's first order, Beta-Shapley(1, 1)); not other semivalues or indices, nor |φ|."
-    if self._folded: return False                       # e.abs: |φ| does not add up to anything
+    if self._folded or self._partial: return False      # e.abs: |φ| adds up to nothing; a subset of features to part of it
     index = self._details.get("index")
     if index is None: return True
     for canonical, efficient in ((check_semivalue, (("shapley",), ("beta_shapley", 1.0, 1.0))), (check_interaction, ("SII",))):
@@ -395,7 +398,8 @@ def _efficiency_residual(self,
                         ) -> np.ndarray:
     "Residual $\\sum_i\\phi_i + \\text{base} - f(x)$ per row and output, given the predictions $f(x)$."
     if not self.efficient:
-        what = "absolute values |phi| (e.abs)" if self._folded else f"{self._details['index']!r} values"
+        what = ("absolute values |phi| (e.abs)" if self._folded else "the values of some of the features" if self._partial
+                else f"{self._details['index']!r} values")
         warnings.warn(f"these are {what}, which need not add up to f(x) - base value: the residual "
                       "measures how far they are from it, not an error", stacklevel=2)
     if not self._feature_axis: raise ValueError("efficiency needs all the features; this Explanation holds one selected feature")
@@ -457,7 +461,8 @@ def _to_shap(self,
     try: import shap
     except ImportError: raise ImportError("to_shap needs the shap package: pip install shap") from None
     if not self.efficient:
-        what = "absolute values |phi| (e.abs)" if self._folded else f"{self._details['index']!r} values"
+        what = ("absolute values |phi| (e.abs)" if self._folded else "the values of some of the features" if self._partial
+                else f"{self._details['index']!r} values")
         warnings.warn(f"these are {what}, which need not add up to f(x) - E f(x): shap's plots (waterfall, force) "
                       "draw base + sum of values as the prediction", stacklevel=2)
     bounds = self.interval(level) if self.uncertainty is not None else (None, None)
