@@ -441,18 +441,27 @@ def convergence(budgets,              # the budget (game evaluations) of each ru
         if ses is not None: raise ValueError("pass ses only with an array of estimates; Explanations carry their own")
         es = [_check_explanation(e) for e in estimates]
         if any(e.n_rows is not None for e in es): raise ValueError("convergence takes single-row explanations")
-        feature_names = es[0].feature_names if feature_names is None else feature_names
+        first = es[0].feature_names
+        for i, e in enumerate(es):                      # each run's features by name, in the first run's order
+            if e.feature_names == first: continue
+            if sorted(e.feature_names) != sorted(first) or len(set(first)) != len(first):
+                raise ValueError(f"run {i} explains features {e.feature_names[:6]}, run 0 {first[:6]}: the runs must explain the same features")
+            es[i] = e[[e.feature_names.index(f) for f in first]]
+        feature_names = first if feature_names is None else feature_names
         ses = None if any(e.uncertainty is None for e in es) else np.stack([e.uncertainty for e in es])
         estimates = np.stack([e.values for e in es])
     budgets, est = np.asarray(budgets, dtype=float), np.asarray(estimates, dtype=float)
     est = est[:, None] if est.ndim == 1 else est
     if budgets.ndim != 1 or est.ndim != 2 or len(est) != len(budgets) or len(budgets) == 0:
         raise ValueError(f"estimates must have shape (len(budgets), p) = ({len(budgets)}, p), got {np.shape(estimates)}")
-    if (budgets <= 0).any(): raise ValueError("budgets must be positive (they are drawn on a log axis)")
+    if not (np.isfinite(budgets) & (budgets > 0)).all(): raise ValueError("budgets must be positive numbers (they are drawn on a log axis)")
     if ses is not None:
         ses = np.asarray(ses, dtype=float)
         ses = ses[:, None] if ses.ndim == 1 else ses
         if ses.shape != est.shape: raise ValueError(f"ses must have the shape of estimates, {est.shape}")
+        if not (np.isfinite(ses) & (ses >= 0)).all(): raise ValueError("ses must be finite and non-negative")
+    if truth is not None and np.shape(truth) not in ((est.shape[1],), ()):
+        raise ValueError(f"truth must hold one exact value per feature, {est.shape[1]}, got shape {np.shape(truth)}")
     y = est if truth is None else est - np.broadcast_to(np.asarray(truth, dtype=float), est.shape[1:])
     names = [f"x{j}" for j in range(est.shape[1])] if feature_names is None else list(feature_names)
     if len(names) != est.shape[1]: raise ValueError(f"feature_names must have {est.shape[1]} entries")

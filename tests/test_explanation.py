@@ -196,3 +196,19 @@ def test_a_subset_of_the_features_does_not_claim_to_add_up_to_the_prediction():
         part.efficiency_residual(np.array([16.0, 11.5]))
     texts = " ".join(t.get_text() for t in plots.waterfall(part, row=0).texts + plots.waterfall(part, row=0).get_yticklabels())
     assert "f(x)" not in texts and "base + sum" in texts, texts
+
+
+def test_convergence_matches_runs_by_feature_name():
+    "Runs with their features in another order are plotted under the right names; other features, NaN budgets, negative ses are refused."
+    import matplotlib
+    matplotlib.use("Agg")
+    from shapnb import plots
+    a = Explanation([1.0, 10.0], se=[0.1, 0.1], feature_names=["age", "bmi"])
+    b = Explanation([10.0, 1.0], se=[0.1, 0.1], feature_names=["bmi", "age"])
+    lines = {l.get_label(): l.get_ydata().tolist() for l in plots.convergence([100, 200], [a, b]).lines}
+    assert lines == {"age": [1.0, 1.0], "bmi": [10.0, 10.0]}
+    with pytest.raises(ValueError, match="the runs must explain the same features"):
+        plots.convergence([100, 200], [a, Explanation([5.0, 7.0], feature_names=["sex", "bp"])])
+    with pytest.raises(ValueError, match="budgets must be positive numbers"): plots.convergence([100, np.nan], np.ones((2, 2)))
+    with pytest.raises(ValueError, match="ses must be finite and non-negative"): plots.convergence([1, 2], np.ones((2, 2)), ses=-np.ones((2, 2)))
+    with pytest.raises(ValueError, match="truth must hold one exact value per feature"): plots.convergence([1, 2], np.ones((2, 2)), truth=[1, 2, 3])
