@@ -45,7 +45,8 @@ def _label(name: str, value) -> str:
     "A feature's tick label, with its value in the explained row when known."
     if value is None: return name
     if not isinstance(value, (float, np.floating)): return f"{name} = {value}"
-    return f"{name} = {value:.0f}" if value == round(value) and abs(value) < 1e7 else f"{name} = {value:.4g}"   # 2024, not 2.02e+03
+    whole = np.isfinite(value) and value == round(value) and abs(value) < 1e7
+    return f"{name} = {value:.0f}" if whole else f"{name} = {value:.4g}"   # 2024, not 2.02e+03; inf and nan as such
 
 def _numeric_column(column):
     "A feature's values as floats (missing values as NaN), or None when they are text or categories."

@@ -180,7 +180,7 @@ def test_keys_copies_and_plots_from_an_audit_of_the_explanation():
     flag = np.r_[np.ones(2), np.zeros(48)]                      # a flag set in 4% of rows: its 5th and 95th percentiles agree
     colours = _value_colours(flag, matplotlib.colormaps["coolwarm"], 50)
     assert not np.allclose(colours[0], colours[-1])
-    assert _label("year", 2024.0) == "year = 2024" and _label("income", 123456.0) == "income = 123456" and _label("x", 0.061712) == "x = 0.06171"
+    assert _label("year", 2024.0) == "year = 2024" and _label("income", 123456.0) == "income = 123456" and _label("x", 0.061712) == "x = 0.06171" and _label("x", np.inf) == "x = inf"
 
 
 def test_a_subset_of_the_features_does_not_claim_to_add_up_to_the_prediction():
