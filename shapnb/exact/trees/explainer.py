@@ -8,7 +8,7 @@ import copy
 import functools
 import numba
 import numpy as np
-from ...core.explanation import Explanation, _frame_values
+from ...core.explanation import Explanation
 from ...core.indices import check_interaction, check_semivalue, sii_to_shap
 from ...core.scale import is_dask_collection, explain_collection, explain_rows, check_executor
 from ...core.tabular import is_frame, warn_reordered
@@ -162,7 +162,7 @@ class TreeExplainer:
         names = self.feature_names or ([str(c) for c in labels] if labels is not None else None)
         k = self.ensemble.n_outputs
         outputs = (self.output_names or [f"output {o}" for o in range(k)]) if k > 1 else None
-        rows = _frame_values(shown) if is_frame(shown) else np.asarray(shown)   # nullable and arrow numbers as floats, NA as NaN
+        rows = shown if is_frame(shown) else np.asarray(shown)   # a frame: Explanation reads nullable and arrow numbers as floats
         return Explanation(values, self.expected_value, data=rows, feature_names=names, output_names=outputs,
                            method=method, details=details)
 
