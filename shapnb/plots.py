@@ -109,8 +109,9 @@ def bar(expl: Explanation,        # the explanation, of one output (`expl.output
         else: expl = expl[row]
     s = expl.uncertainty
     if expl.n_rows is None:
-        vals, err, data = expl.values, None if s is None else z * s, expl.data
-        xlabel = "|Shapley value|" if expl._folded else "Shapley value"   # e.abs.mean(0), shap's idiom: absolute values
+        vals, err, data = expl.values, None if s is None else z * s, None if expl._pooled else expl.data   # a mean: no row's values
+        xlabel = ("|Shapley value|" if expl._folded else "Shapley value")   # e.abs.mean(0), shap's idiom: absolute values
+        if expl._pooled: xlabel = f"{expl._pooled} {xlabel} over rows"
     else:
         n = expl.n_rows
         vals, err, data = np.abs(expl.values).mean(0), None if s is None else z * s.mean(0), None   # |phi|: see Explanation.abs
@@ -401,7 +402,7 @@ def waterfall(expl: Explanation,     # the explanation, of one output
         if not -expl.n_rows <= row < expl.n_rows: raise ValueError(f"row {row} is out of range for {expl.n_rows} rows")
         expl = expl[row]
     elif row not in (None, 0): raise ValueError("this explanation holds a single row; leave row=None")
-    vals, s, data = expl.values, expl.uncertainty, expl.data
+    vals, s, data = expl.values, expl.uncertainty, None if expl._pooled else expl.data   # a mean over rows: no row's values
     show, rest = _top(np.abs(vals), max_display)
     steps = [(_label(expl.feature_names[j], None if data is None else data[j]), vals[j], None if s is None else z * s[j])
              for j in show]
@@ -420,6 +421,7 @@ def waterfall(expl: Explanation,     # the explanation, of one output
     ax.set_yticks(range(len(steps)), [label for label, _, _ in steps])
     total = base + vals.sum()
     end = "f(x)" if expl.efficient else "base + sum"          # a semivalue need not add up to the prediction
+    if expl._pooled: end = f"{expl._pooled} of {end}"         # e.mean(0): the mean prediction
     for x, text, y in ((base, f"base value {base:.3g}", -0.9), (total, f"{end} = {total:.3g}", len(steps) - 0.1)):
         ax.axvline(x, color="#999999", lw=0.8, ls="--"); ax.text(x, y, text, ha="center", fontsize=8, color="#555555")
     ax.set_ylim(-1.2, len(steps) + 0.3); ax.margins(x=0.08)

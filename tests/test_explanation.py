@@ -176,7 +176,7 @@ def test_keys_copies_and_plots_from_an_audit_of_the_explanation():
     noisy = Explanation(np.c_[rng.normal(3, 0.1, 50), rng.normal(0, 0.5, 50)], 0.0, se=np.full((50, 2), 0.5))
     ax = plots.bar(noisy.abs.mean(0))
     bars = [c for c in ax.containers if type(c).__name__ == "ErrorbarContainer"][0]
-    assert min(s[:, 0].min() for s in bars.lines[2][0].get_segments()) >= 0 and ax.get_xlabel().startswith("|Shapley value|")
+    assert min(s[:, 0].min() for s in bars.lines[2][0].get_segments()) >= 0 and ax.get_xlabel().startswith("mean |Shapley value| over rows")
     flag = np.r_[np.ones(2), np.zeros(48)]                      # a flag set in 4% of rows: its 5th and 95th percentiles agree
     colours = _value_colours(flag, matplotlib.colormaps["coolwarm"], 50)
     assert not np.allclose(colours[0], colours[-1])

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/04_explanation.ipynb #cac03e73
 from __future__ import annotations
-import warnings
+import threading, warnings
 import numpy as np
 from scipy.stats import norm
 from .validation import check_int, check_finite, check_level
@@ -47,6 +47,8 @@ class Explanation:
     _feature_axis = True   # False once a single feature was selected (`e[:, "bmi"]`): its axis is then dropped
     _folded = False        # True for `e.abs`: values |φ| whose spread bounds their error (see `abs` below)
     _partial = False       # True once some features were left out (`e[:, ["bmi", "s5"]]`): the rest no longer adds up to f(x)
+    _pooled = None         # "mean" or "sum" for a reduction over rows: its data are the rows' means, not one row's values
+    _row_ids = None        # per row, the estimate it holds (see `_estimates`); None until first asked for
     def __init__(self,
                  values,               # (p,), (n, p), (n, p, k), or (p, k) when output_names is given
                  base_values=0.0,      # v(∅) of each row and output; a scalar (or (k,)) broadcasts
@@ -167,8 +169,17 @@ def _derive(self, v, base, se, sd, data, features, outputs, *, rows: bool, multi
     new._rows, new._multi, new._feature_axis = rows, multi, feature_axis
     new.feature_names, new.output_names = list(features), (list(outputs) if multi else None)
     new.n_evals, new.method, new._details = n_evals, self.method, dict(details or {})
-    new._folded, new._partial = self._folded, self._partial
+    new._folded, new._partial, new._pooled, new._row_ids = self._folded, self._partial, self._pooled, _estimates(self)
     return new
+
+_ids_given, _ids_lock = [0], threading.Lock()   # every row of every Explanation gets an id the first time one is asked for
+
+def _estimates(self) -> np.ndarray:
+    "Per row, the id of the estimate it holds: copies made by selections and stacks (`e[[0, 0]]`) share their row's id."
+    if self._row_ids is None:
+        with _ids_lock: start, _ids_given[0] = _ids_given[0], _ids_given[0] + len(self._v)
+        self._row_ids = np.arange(start, start + len(self._v), dtype=np.int64)
+    return self._row_ids
 
 def _method(*fs):
     "Attach each function `_name` to `Explanation` as the method `name`, documented under that name."
@@ -256,6 +267,7 @@ def _getitem(self, key) -> Explanation:
                    feature_axis=self._feature_axis and "features" not in dropped, n_evals=n_evals,
                    details=_selected_details(self, r, f, o, dropped))
     if not np.array_equal(np.sort(f), np.arange(p)): new._partial = True   # some features left out (or repeated)
+    new._row_ids = _estimates(self)[r]                       # a row picked twice is one estimate twice
     return new
 
 def _index_only(self) -> dict | None:
@@ -326,8 +338,13 @@ def _reduce(self, axis, total: bool) -> Explanation:
     features, outputs, n_evals = self.feature_names, self.output_names, self.n_evals
     if name == "rows":
         n = len(v)
-        combine = (lambda s: s.sum(0, keepdims=True)) if self._folded else (lambda s: np.sqrt((s ** 2).sum(0, keepdims=True)))
-        spread = lambda s: None if s is None else combine(s) / (1 if total else n)   # |phi|: errors that do not cancel
+        copy_of = np.unique(_estimates(self), return_inverse=True)[1].ravel()   # copies of one estimate carry one error
+        def combine(s):
+            if self._folded: return s.sum(0, keepdims=True)   # |phi|: errors that do not cancel
+            by_estimate = np.zeros((copy_of.max() + 1,) + s.shape[1:])
+            np.add.at(by_estimate, copy_of, s)                 # a copy's error is its original's: added, not independent
+            return np.sqrt((by_estimate ** 2).sum(0, keepdims=True))
+        spread = lambda s: None if s is None else combine(s) / (1 if total else n)
         se, sd = spread(se), spread(sd)
         v, base = agg(v, 0, keepdims=True), agg(base, 0, keepdims=True)
         if data is not None:
@@ -340,9 +357,11 @@ def _reduce(self, axis, total: bool) -> Explanation:
     else:
         v, base, se, sd = agg(v, 2, keepdims=True), agg(base, 1, keepdims=True), None, None
         outputs = None
-    return _derive(self, v, base, se, sd, data, features, outputs, rows=self._rows and name != "rows",
-                   multi=self._multi and name != "outputs", feature_axis=self._feature_axis and name != "features",
-                   n_evals=n_evals, details=_index_only(self))   # a mean of Banzhaf values is still Banzhaf's
+    new = _derive(self, v, base, se, sd, data, features, outputs, rows=self._rows and name != "rows",
+                  multi=self._multi and name != "outputs", feature_axis=self._feature_axis and name != "features",
+                  n_evals=n_evals, details=_index_only(self))   # a mean of Banzhaf values is still Banzhaf's
+    if name == "rows": new._pooled, new._row_ids = ("sum" if total else "mean"), None   # one new estimate from them all
+    return new
 
 def _mean(self,
           axis: int = 0, # the axis of `values` to average over: 0 is the rows when there are rows
@@ -430,9 +449,12 @@ def stack(explanations, # Explanations of single rows or blocks of rows, same fe
     evals = None
     if all(e.n_evals is not None for e in es):
         evals = np.concatenate([np.broadcast_to(e.n_evals, len(e._v)) for e in es]).astype(np.int64)
-    return _derive(first, cat("_v"), cat("_base"), cat("_se"), cat("_sd"), cat("_data"), first.feature_names,
-                   first.output_names, rows=True, multi=first._multi, feature_axis=first._feature_axis, n_evals=evals,
-                   details=_index_only(first))
+    new = _derive(first, cat("_v"), cat("_base"), cat("_se"), cat("_sd"), cat("_data"), first.feature_names,
+                  first.output_names, rows=True, multi=first._multi, feature_axis=first._feature_axis, n_evals=evals,
+                  details=_index_only(first))
+    new._row_ids = np.concatenate([_estimates(e) for e in es])   # stacking a row twice repeats one estimate
+    if any(e._pooled for e in es): new._pooled = None              # rows again (a stacked mean is a row like the others)
+    return new
 
 # %% ../../nbs/04_explanation.ipynb #2785c786
 def _to_frame(self):
