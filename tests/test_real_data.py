@@ -1019,3 +1019,80 @@ def test_arrow_dtypes_nan_values_nulls_and_times():
     times = pd.DataFrame({"t": pd.array([1, 2], dtype="time64[us][pyarrow]"), "age": [1.0, 2.0]})
     with pytest.raises(ValueError, match=r"X has date/time columns \['share'\]"):
         explain(model, times.rename(columns={"t": "share"}), data=frame.iloc[:20], method="exact")
+
+
+# --- 8. Input containers (an audit of 2026-12-05): integers rounded as each library rounds them, sparse duplicates,
+#        sparse inputs a model's own predict refuses, text and masked arrays, clear refusals -------------------------
+
+def _sums(explainer, X) -> np.ndarray:
+    "base + sum of the values per row: what efficiency says the model outputs."
+    return explainer.expected_value + np.asarray(explainer.shap_values(X)).sum(-1)
+
+
+def test_integer_ids_are_rounded_as_each_library_rounds_them():
+    "LightGBM casts an integer array (or a list of ints) to float32; ids above 2**53 round once for XGBoost, twice for scikit-learn lists."
+    import lightgbm as lgb, xgboost as xgb
+    from sklearn.tree import DecisionTreeRegressor
+    from shapnb.exact.trees.explainer import TreeExplainer
+    rng = np.random.default_rng(0)
+    ids = 2 ** 25 + 8 * rng.integers(0, 40, 400)             # float32's spacing at 2**25 is 4: ids 4 apart cross splits
+    X = np.column_stack([ids, rng.normal(size=400)])
+    model = lgb.LGBMRegressor(n_estimators=40, num_leaves=16, min_child_samples=3, verbose=-1).fit(X, np.sin((ids - 2 ** 25) / 37.0) * 3 + X[:, 1])
+    Xq = np.column_stack([2 ** 25 + np.arange(0, 320, 3), np.zeros(107)]).astype(np.int64)
+    truth = model.predict(Xq, raw_score=True)
+    assert not np.allclose(truth, model.predict(Xq.astype(np.float64), raw_score=True))   # the case has rows that differ
+    for form in (Xq, Xq.tolist(), Xq.astype(np.uint64)):
+        for ex in (TreeExplainer(model, X[:50].astype(np.int64)), TreeExplainer(model)):
+            np.testing.assert_allclose(_sums(ex, form), truth, atol=1e-9)
+    big = 2 ** 60 + 2 ** 36 + 1                              # int64 -> float32 differs from int64 -> float64 -> float32
+    Xtr, y = np.array([[2 ** 60], [2 ** 60 + 2 ** 37]] * 40, np.int64), np.array([0.0, 1.0] * 40)
+    Xb = np.array([[big]], np.int64)
+    booster = xgb.XGBRegressor(n_estimators=1, max_depth=1, learning_rate=1.0, base_score=0.5).fit(Xtr, y)
+    tree = DecisionTreeRegressor().fit(Xtr, y)
+    for m, raw in ((booster, lambda A: booster.predict(A, output_margin=True)), (tree, tree.predict)):
+        for form in (Xb, pd.DataFrame(Xb), Xb.tolist()):
+            np.testing.assert_allclose(_sums(TreeExplainer(m, Xtr), form), raw(form), atol=1e-6)
+
+
+def test_sparse_duplicates_and_inputs_the_model_refuses():
+    "A COO matrix's duplicates add up (as in scipy and every predict); a CSR with duplicates, NaN in sparse rows for scikit-learn, int sparse for LightGBM are refused."
+    import lightgbm as lgb
+    from sklearn.ensemble import RandomForestRegressor
+    from shapnb.exact.trees.explainer import TreeExplainer
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(200, 3)); y = 2 * X[:, 0] + X[:, 1]
+    forest = RandomForestRegressor(10, max_depth=4, random_state=0).fit(X, y)
+    booster = lgb.LGBMRegressor(n_estimators=10, verbose=-1).fit(X, y)
+    coo = scipy.sparse.coo_matrix((np.array([0.6, 0.6]), (np.array([0, 0]), np.array([0, 0]))), shape=(1, 3))
+    for m in (forest, booster):
+        ex = TreeExplainer(m, X[:30])
+        np.testing.assert_allclose(_sums(ex, coo), m.predict(coo.toarray()), atol=1e-9)   # x0 = 1.2, not 0.6
+        np.testing.assert_allclose(_sums(ex, scipy.sparse.coo_array(np.array([1.2, 0.0, 0.5]))), m.predict(np.array([[1.2, 0.0, 0.5]])), atol=1e-9)
+        assert coo.nnz == 2                                   # the caller's matrix is not changed
+    csr = scipy.sparse.csr_matrix((np.array([0.6, 0.6]), np.array([0, 0]), np.array([0, 2])), shape=(1, 3))
+    with pytest.raises(ValueError, match="holding duplicate entries"): TreeExplainer(forest, X[:30]).shap_values(csr)
+    with pytest.raises(ValueError, match="sparse matrix holding missing values"):
+        TreeExplainer(forest, X[:30]).shap_values(scipy.sparse.csr_matrix(np.array([[np.nan, 1.0, 0.0]])))
+    with pytest.raises(TypeError, match="float32 and float64 ones"):
+        TreeExplainer(booster, X[:30]).shap_values(scipy.sparse.csr_matrix(np.array([[2, 1, 0]])))
+
+
+def test_text_masked_and_record_arrays_are_refused():
+    "Numeric text is not parsed, a mask is not dropped, a record array is named; sparse input to the core says so."
+    import xgboost as xgb
+    from shapnb.core.quadrature import product_shapley
+    from shapnb.core.explanation import Explanation
+    from shapnb.core.games import TableGame
+    from shapnb.exact.trees.explainer import TreeExplainer
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(100, 3))
+    ex = TreeExplainer(xgb.XGBRegressor(n_estimators=5).fit(X, X[:, 0]), X[:20])
+    with pytest.raises(ValueError, match="it holds text"): ex.shap_values(np.array([["0.5", "2", "1"]]))
+    with pytest.raises(TypeError, match="masked array"): ex.shap_values(np.ma.masked_array([[0.5, 2.0, 1.0]], mask=[[0, 1, 0]]))
+    record = np.zeros(4, dtype=[("a", float), ("b", float), ("c", float)])
+    with pytest.raises(TypeError, match=r"structured \(record\) array with fields \['a', 'b', 'c'\]"): ex.shap_values(record)
+    with pytest.raises(TypeError, match="masked array"): product_shapley(np.ma.masked_array([0.5, 2.0], mask=[0, 1]), 1.0)
+    with pytest.raises(ValueError, match="got text"): product_shapley(np.array(["0.5", "2"]), 1.0)
+    for make in (lambda: TableGame(scipy.sparse.csr_matrix(np.ones((1, 4)))), lambda: Explanation(scipy.sparse.csr_matrix(np.ones((2, 3)))),
+                 lambda: Explanation(np.ones((1, 3)), data=scipy.sparse.csr_matrix(np.ones((1, 3))))):
+        with pytest.raises(TypeError, match="is a sparse matrix"): make()

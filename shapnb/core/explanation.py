@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading, warnings
 import numpy as np
 from scipy.stats import norm
-from .validation import check_int, check_finite, check_level
+from .validation import check_int, check_finite, check_level, check_dense
 from .indices import check_semivalue, check_interaction
 
 # %% auto #0
@@ -61,7 +61,7 @@ class Explanation:
                  n_evals=None,         # game evaluations spent: one count, or one per row
                  method: str = "",     # the method's name, e.g. "exact", "kernelshap", "shapleig"
                  details: dict | None = None): # estimator details (design, replicates, posterior, ...), read as attributes
-        if np.iscomplexobj(values): raise ValueError("values must be real numbers, got complex values")
+        if np.iscomplexobj(check_dense(values, "values")): raise ValueError("values must be real numbers, got complex values")
         values = np.asarray(values, dtype=float)
         multi = values.ndim == 3 or output_names is not None
         rows = values.ndim == 3 or (values.ndim == 2 and not multi)
@@ -88,7 +88,7 @@ class Explanation:
                                  "pass data[feature_names] so that each column stays with its name")
             data = _frame_values(data)
         if data is not None:
-            data = np.asarray(data)
+            data = np.asarray(check_dense(data, "data"))
             if data.shape != ((n, p) if rows else (p,)):
                 raise ValueError(f"data must have shape {(n, p) if rows else (p,)} (rows x features), got {data.shape}")
             if np.issubdtype(data.dtype, np.number): data = data.astype(float)

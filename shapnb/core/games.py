@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 import numpy as np
 from scipy.special import gammaln
-from .validation import check_int, check_n_players, check_coalitions, evaluate_game, check_finite
+from .validation import check_int, check_n_players, check_coalitions, evaluate_game, check_finite, check_dense
 from .scale import evaluate_coalitions
 from .tabular import (is_frame, is_series, check_tabular, check_no_infinity, model_feature_names,
                                   match_columns, match_frames, HybridRows)
@@ -129,7 +129,7 @@ class TableGame:
                  values,                 # the value table: v(S) at index = bitmask of S, length 2**p with p ≥ 1
                  name: str | None = None, # a label shown in the repr, e.g. the file it came from
                 ):
-        values = np.asarray(values)
+        values = np.asarray(check_dense(values, "the value table"))
         n = values.shape[0] if values.ndim == 1 else 0
         if n < 2 or n & (n - 1): raise ValueError(f"values must be 1-D of length 2**p (p >= 1), got shape {values.shape}")
         self.values = np.array(check_finite(values, "the value table"), dtype=float)   # a copy: the caller's array may change

@@ -77,6 +77,12 @@ def check_tabular(X,              # rows: an array, a DataFrame or a Series (one
     if _is_sparse(X):
         raise TypeError(f"{what} is a sparse matrix ({type(X).__name__}), which is not supported: pass dense rows, "
                         f"e.g. {what}.toarray() (for a few rows at a time if the matrix is large)")
+    if isinstance(X, np.ma.MaskedArray):                   # np.asarray would read the masked entries as given
+        raise TypeError(f"{what} is a masked array, whose masked entries would be read as the numbers under the mask: pass "
+                        f"{what}.filled(np.nan) to mark them missing (for a model that takes missing values), or impute them")
+    if isinstance(X, np.ndarray) and X.dtype.names is not None:
+        raise TypeError(f"{what} is a structured (record) array with fields {list(X.dtype.names)[:5]}; pass a DataFrame, "
+                        f"pd.DataFrame({what}), whose columns are the fields")
     package = type(X).__module__.split(".")[0]
     if package in ("polars", "pyarrow"):                   # no pandas interface: read as an array, by position
         if hasattr(X, "columns") or hasattr(X, "column_names"):

@@ -15,8 +15,8 @@ import numpy as np
 
 # %% auto #0
 __all__ = ['MODEL_METHODS', 'FLOAT_EXACT_INT', 'check_int', 'check_bool', 'check_n_players', 'check_coalitions',
-           'ModelAsGameWarning', 'evaluate_game', 'check_finite', 'check_level', 'random_generator', 'parameter_docs',
-           'document_parameters']
+           'ModelAsGameWarning', 'evaluate_game', 'check_dense', 'check_finite', 'check_level', 'random_generator',
+           'parameter_docs', 'document_parameters']
 
 # %% ../../nbs/00_validation.ipynb #12694430
 def check_int(value,                    # the value to check
@@ -134,12 +134,25 @@ def evaluate_game(game, # callable on a boolean (k, p) coalition matrix, returni
         raise ValueError(f"the game returned a non-finite value {out[bad]} for coalition {np.flatnonzero(Z[bad]).tolist()}")
     return out
 
+# %% ../../nbs/00_validation.ipynb #20269e29
+def check_dense(x,         # anything about to be read as an array
+                name: str, # what `x` is, used in the message
+               ):
+    "Refuse a SciPy sparse matrix or a numpy masked array, which `np.asarray` would misread (a 0-d object; the hidden entries as given)."
+    if type(x).__module__.startswith("scipy.sparse"):
+        raise TypeError(f"{name} is a sparse matrix ({type(x).__name__}), which is not read here: pass a dense array (the matrix's .toarray())")
+    if isinstance(x, np.ma.MaskedArray):
+        raise TypeError(f"{name} is a masked array; its masked entries would be read as the numbers under the mask: pass "
+                        f"the array's .filled(value) with the value they stand for (np.nan marks a missing feature value)")
+    return x
+
 # %% ../../nbs/00_validation.ipynb #d2156419
 def check_finite(x,         # an array-like of real numbers (a scalar counts as a 0-d array)
                  name: str, # what `x` is, used in the message
                 ) -> np.ndarray:
     "`x` as a float array: ValueError naming `name` unless every entry is a finite real number."
-    if np.iscomplexobj(x): raise ValueError(f"{name} must hold real numbers, got complex values")
+    if np.iscomplexobj(check_dense(x, name)): raise ValueError(f"{name} must hold real numbers, got complex values")
+    if np.asarray(x).dtype.kind in "SU": raise ValueError(f"{name} must be numeric, got text (np.asarray reads {name} as {np.asarray(x).dtype})")
     try: x = np.asarray(x, dtype=float)
     except (TypeError, ValueError) as exc: raise ValueError(f"{name} must be numeric: {exc}") from None
     if not np.isfinite(x).all(): raise ValueError(f"{name} contains non-finite values (NaN or infinity)")

@@ -243,6 +243,10 @@ class TreeEnsemble:
     "A tree ensemble as flat node arrays: `raw(X) = base + sum of leaf values`, one column per output."
     takes_missing = True   # the default for ensembles pickled before the attribute existed (they took NaN)
     takes_infinite = True  # likewise: they compared infinities like any number
+    sparse_missing = True  # likewise: NaN stored in a sparse matrix was read as missing
+    sparse_floats = False  # likewise: sparse matrices of any number type were read
+    integer_dtype = None   # likewise: integer arrays were cast as `input_dtype`
+    lists_as_float64 = False   # likewise: a list was read as numpy reads it
 
     def __setstate__(self, state):
         "Unpickle; an ensemble pickled before the per-node path arrays were kept gets them now."
@@ -264,6 +268,10 @@ class TreeEnsemble:
                  source: str = "TreeEnsemble",             # the model's library, for messages
                  takes_missing: bool = True,                # whether the model's own predict takes missing values (NaN); False refuses rows holding them
                  takes_infinite: bool = True,               # whether the model's own predict takes ±inf (after its cast); False refuses rows holding them
+                 sparse_missing: bool = True,               # whether the model's own predict takes NaN stored in a sparse matrix (scikit-learn's trees refuse it)
+                 sparse_floats: bool = False,               # whether the model's own predict takes only float32 and float64 sparse matrices (LightGBM)
+                 integer_dtype=None,                        # how the library casts an integer array before comparing (LightGBM: np.float32); None: input_dtype
+                 lists_as_float64: bool = False,            # whether the library reads a list of numbers as floats, np.asarray(X, float) (scikit-learn), not as numpy's int64
                 ):
         if not isinstance(trees, (list, tuple)) or not trees: raise ValueError("the model has no trees; expected a non-empty list of node-array dicts")
         for i, t in enumerate(trees):
@@ -289,6 +297,14 @@ class TreeEnsemble:
         self.takes_missing = bool(takes_missing)
         if not isinstance(takes_infinite, (bool, np.bool_)): raise TypeError(f"takes_infinite must be True or False, got {takes_infinite!r}")
         self.takes_infinite = bool(takes_infinite)
+        for name, flag in (("sparse_missing", sparse_missing), ("sparse_floats", sparse_floats)):
+            if not isinstance(flag, (bool, np.bool_)): raise TypeError(f"{name} must be True or False, got {flag!r}")
+        self.sparse_missing, self.sparse_floats = bool(sparse_missing), bool(sparse_floats)
+        if integer_dtype is not None and np.dtype(integer_dtype) not in (np.float32, np.float64):
+            raise ValueError(f"integer_dtype must be np.float32, np.float64 or None; got {integer_dtype!r}")
+        self.integer_dtype = None if integer_dtype is None else np.dtype(integer_dtype).type
+        if not isinstance(lists_as_float64, (bool, np.bool_)): raise TypeError(f"lists_as_float64 must be True or False, got {lists_as_float64!r}")
+        self.lists_as_float64 = bool(lists_as_float64)
         if isinstance(zero_below, (bool, np.bool_)) or not np.isscalar(zero_below) or not (0 <= zero_below < np.inf):
             raise ValueError(f"zero_below must be a finite number >= 0, got {zero_below!r}")
         self.zero_below = float(zero_below)
@@ -371,16 +387,31 @@ class TreeEnsemble:
             if self.sparse_absent is None:
                 raise TypeError(f"{what} is a sparse matrix ({type(X).__name__}); sparse rows of {self.source} models are not "
                                 f"supported: pass dense rows ({what}.toarray())")
+            one_row = X.ndim == 1                             # a sparse row (p,), as a dense (p,) row is one
+            if one_row: X = X.reshape((1, X.shape[0]))
             if X.ndim != 2 or X.shape[1] != self.n_features:
-                raise ValueError(f"{what} must have {self.n_features} features (columns), as the model was fitted with; got shape {X.shape}")
-            coo = X.tocoo()
+                raise ValueError(f"{what} must have {self.n_features} features (columns), shape (n, {self.n_features}) or "
+                                 f"({self.n_features},), as the model was fitted with; got shape {X.shape}")
+            if self.sparse_floats and X.dtype not in (np.float32, np.float64):
+                raise TypeError(f"{what} is a sparse matrix of {X.dtype}, which this {self.source} model's own predict refuses "
+                                f"(it takes float32 and float64 ones): pass {what}.astype(np.float64)")
+            coo = X.tocoo(copy=True)
+            stored = coo.nnz
+            coo.sum_duplicates()                              # a COO matrix means the sum of an entry's duplicates
+            if coo.nnz < stored and X.format != "coo":
+                raise ValueError(f"{what} is a {X.format.upper()} matrix holding duplicate entries (a column repeated within a row), "
+                                 f"which the libraries read differently (XGBoost and LightGBM keep the last, scikit-learn adds "
+                                 f"them up): call {what}.sum_duplicates() first")
+            if not self.sparse_missing and np.isnan(coo.data).any():
+                raise ValueError(f"{what} is a sparse matrix holding missing values (NaN), which this {self.source} model's own "
+                                 "predict refuses in sparse matrices: it has no answer for them to explain. Impute them first")
             dense = np.full(coo.shape, self.sparse_absent, dtype=np.float64)   # an absent entry: missing or zero, per library
-            dense[coo.row, coo.col] = coo.data
-            X = dense
+            dense[coo.row, coo.col] = coo.data.astype(self.integer_dtype or self.input_dtype) if coo.data.dtype.kind in "iub" else coo.data
+            X = dense[0] if one_row else dense
         return match_columns(X, self.feature_names, what, self.n_features)
 
-    def _column(self, column, j: int, name: str, what: str, by_value: bool = True) -> np.ndarray:
-        "One column of a frame or an array as the float values the splits compare (categories as codes; by_value=False: numbers as given)."
+    def _column(self, column, j: int, name: str, what: str, by_value: bool = True, integers=None) -> np.ndarray:
+        "One column of a frame or an array as the float values the splits compare (categories as codes; by_value=False: numbers as given); integers cast to `integers` (default `input_dtype`) first."
         import pandas as pd
         codes = self.categorical[j] if self.categorical is not None and by_value else None
         series = column if isinstance(column, pd.Series) else pd.Series(column)
@@ -393,7 +424,8 @@ class TreeEnsemble:
                              "refuses this column too")
         if isinstance(series.dtype, pd.CategoricalDtype):
             raise ValueError(f"{what} has a categorical column {name!r}, but the model's feature {j} is numeric; expected numbers there")
-        try: return series.to_numpy(dtype=np.float64, na_value=np.nan)
+        once = (integers or self.input_dtype) if series.dtype.kind in "iu" else np.float64   # an integer rounded once, as the library does
+        try: return series.to_numpy(dtype=once, na_value=np.nan).astype(np.float64)
         except (TypeError, ValueError):
             raise ValueError(f"{what} must hold numbers (or, for a categorical feature, categories as at fit); its column {name!r} "
                              f"holds {series.dtype} values that are neither: for text categories pass a pandas categorical "
@@ -422,10 +454,14 @@ class TreeEnsemble:
 
     def _array_rows(self, X: np.ndarray, what: str) -> np.ndarray:
         "A matched (n, p) array as float64: numbers as they are, categories as codes where the library encodes arrays."
+        integers = self.integer_dtype or self.input_dtype     # LightGBM casts an integer array to float32, a frame's column to float64
         if self.categorical is None or not any(c is not None and c.in_arrays for c in self.categorical):
+            if X.dtype.kind in "iub": return X.astype(integers).astype(np.float64)   # rounded once: an id above 2**53 twice could cross a split
+            text = X.dtype.kind in "SU" or (X.dtype == object and any(isinstance(v, (str, bytes)) for v in X.flat))
+            if text: raise ValueError(f"{what} must hold numbers; it holds text ({X.dtype}), which this {self.source} model's numeric features do not read")
             try: return X.astype(np.float64)
             except (TypeError, ValueError): raise ValueError(f"{what} must hold numbers; got dtype {X.dtype}") from None
-        return np.column_stack([self._column(X[:, j], j, f"column {j}", what) for j in range(X.shape[1])])
+        return np.column_stack([self._column(X[:, j], j, f"column {j}", what, integers=integers) for j in range(X.shape[1])])
 
     def _series_frame(self, row, what: str):
         "One row given as a Series, as a one-row frame whose categorical features hold category values (as the frame it came from)."
@@ -450,6 +486,9 @@ class TreeEnsemble:
                 what: str = "X", # the argument's name, used in error messages
                ):
         "Rows as a float64 (n, p) array cast as the model casts them, the column names (or None), and whether X was one row."
+        if self.lists_as_float64 and isinstance(X, (list, tuple)):   # an id above 2**53 rounds as the library rounds it
+            try: X = np.asarray(X, dtype=np.float64)
+            except (TypeError, ValueError): pass              # text or ragged: refused below as it is
         X = self.matched(X, what)
         names, single = None, is_series(X) or (not is_frame(X) and np.ndim(X) == 1)
         if is_series(X):
@@ -556,7 +595,7 @@ def _from_sklearn_trees(model) -> TreeEnsemble:
     k = trees[0]["value"].shape[1]
     return TreeEnsemble(trees, np.zeros(k), model.n_features_in_, np.float32, feature_names=model_feature_names(model),
                         sparse_absent=0.0, source="scikit-learn", takes_missing=_sklearn_takes_missing(model),
-                        takes_infinite=False)
+                        takes_infinite=False, sparse_missing=False, lists_as_float64=True)
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #cf8fd24a
 def _from_sklearn_gbm(model) -> TreeEnsemble:
@@ -577,7 +616,7 @@ def _from_sklearn_gbm(model) -> TreeEnsemble:
             trees.append(_sklearn_tree(model.estimators_[i, c].tree_, model.learning_rate, False)); outputs.append(c)
     return TreeEnsemble(trees, base, model.n_features_in_, np.float32, outputs, model_feature_names(model),
                         sparse_absent=0.0, source="scikit-learn GradientBoosting", takes_missing=_sklearn_takes_missing(model),
-                        takes_infinite=False)
+                        takes_infinite=False, sparse_missing=False, lists_as_float64=True)
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #08db87bd
 def _isolation_path_length(n) -> np.ndarray:
@@ -602,7 +641,8 @@ def _from_sklearn_isolation(model) -> TreeEnsemble:
         tree["feature"] = np.where(left >= 0, np.asarray(features)[np.maximum(tree["feature"], 0)], -1)   # the tree's columns
         trees.append(tree)
     return TreeEnsemble(trees, np.zeros(1), model.n_features_in_, np.float32, feature_names=model_feature_names(model),
-                        sparse_absent=0.0, source="scikit-learn IsolationForest", takes_missing=_sklearn_takes_missing(model))
+                        sparse_absent=0.0, source="scikit-learn IsolationForest", takes_missing=_sklearn_takes_missing(model),
+                        lists_as_float64=True)
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #f69e6666
 def _hist_layout(model):
@@ -877,7 +917,8 @@ def _from_lightgbm(model, iteration_range=None) -> TreeEnsemble:
     features = fields.get("feature_infos", "").split()
     codes = _lightgbm_category_codes(features, pandas_categorical) if len(features) == p else None
     return TreeEnsemble(trees, np.zeros(k), p, np.float64, np.arange(len(trees)) % k, model_feature_names(model),
-                        pandas_categorical, categorical=codes, sparse_absent=0.0, zero_below=LIGHTGBM_ZERO, source="LightGBM")
+                        pandas_categorical, categorical=codes, sparse_absent=0.0, zero_below=LIGHTGBM_ZERO, source="LightGBM",
+                        sparse_floats=True, integer_dtype=np.float32)
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #0864af5b
 def _catboost_json(model) -> dict:
