@@ -4,11 +4,12 @@
 
 # %% ../nbs/41_explain.ipynb #83c14e93
 from __future__ import annotations
-import warnings
+import contextlib, warnings
 import numpy as np
 from .core.games import MarginalGame, exact_shapley, EXACT_MAX_PLAYERS
 from .core.validation import check_bool, check_int, check_n_players, random_generator
 from .core.tabular import is_frame, is_series, model_feature_names, match_columns, match_frames
+from .core.scale import ignoring
 from .exact.trees import TreeExplainer, tree_ensemble
 from .exact.kernels import ProductKernelExplainer, kernel_expansion
 from .sampling.kernelshap import kernel_shap
@@ -75,14 +76,9 @@ def _warn_unidentified(method: str, budget: int, p: int) -> bool:
                   "KernelSHAP's paired design).", UnderdeterminedWarning, stacklevel=3)
     return True
 
-class _quiet_repeats(warnings.catch_warnings):
-    "Hide the estimators' own copies of the warning `explain` gave once already (per row it would repeat)."
-    def __init__(self, active: bool):
-        super().__init__(); self.active = active
-    def __enter__(self):
-        out = super().__enter__()
-        if self.active: warnings.filterwarnings("ignore", message=".*fewer evaluations than players")
-        return out
+def _quiet_repeats(active: bool):
+    "Hide the estimators' own copies of the warning `explain` gave once already (per row it would repeat); a no-op unless `active`."
+    return ignoring(Warning, ".*fewer evaluations than players") if active else contextlib.nullcontext()
 
 def _estimate(est) -> tuple:
     "(values, base, se, sd, n_evals, note) read off an estimator's `Explanation`; note: why it reports no se, if it says."
@@ -175,7 +171,7 @@ def _explain_model(model, X, method, data, budget, seed, progress, names, option
     p = X.shape[1]
     if method != "exact": budget = _check_budget(method, budget)
     warned = method != "exact" and _warn_unidentified(method, budget, p)
-    rng = random_generator(seed)
+    rng = random_generator(seed)                             # one stream, drawn from row after row (the same rows, the same values)
     row = (lambda i: X.iloc[[i]]) if is_frame(X) else (lambda i: X[i])
     with _quiet_repeats(warned):
         out = [_explain_game(MarginalGame(predict, row(i), data), p, method, budget, rng, False, dict(options), executor, chunk_size)
@@ -200,7 +196,7 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
             data=None,                  # background rows for the marginal game (and the interventional tree explainer)
             p: int | None = None,       # number of players of a game; None for a model
             budget: int | None = None,  # game evaluations per row for "kernelshap", "surrogate", "gp_surrogate" and "shapleig"
-            seed=None,                  # int or numpy Generator, for the estimators
+            seed=None,                  # int or numpy Generator, for the estimators (the rows draw from one stream in turn: a row's estimate depends on the rows before it)
             feature_names=None,         # p names, default the DataFrame's columns, the model's names, or x0, x1, ...
             progress: bool = True,      # bar over rows (and ShaplEIG's, or a long bootstrap's, own)
             executor=None,              # None (in-process), or a concurrent.futures.Executor / Dask Client for rows or game evaluations (notebook 05)

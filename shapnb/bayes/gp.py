@@ -4,11 +4,12 @@
 
 # %% ../../nbs/30_hamming_gp.ipynb #b8c8c93b
 from __future__ import annotations
-import numbers, warnings
+import numbers
 from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 from ..core.validation import check_coalitions, check_int
+from ..core.scale import SharedSetting, ignoring
 
 _INSTALL_SHAPLEIG = 'pip install torch==2.13.0 && pip install "shapnb[shapleig]"'
 try:
@@ -238,19 +239,19 @@ def _build_model(X, y, hyper: HammingHyper | None, noise: float, learn_noise: bo
         noise_constraint=gpytorch.constraints.GreaterThan(1e-8)).to(torch.float64)
     model = HammingGP(Xt, yt, likelihood, ard, size, shrinkage).to(torch.float64)
     model.covar_module.base_kernel.lengthscale = torch.ones(X.shape[1] if ard else 1, dtype=torch.float64)
-    model.covar_module.outputscale = 1.0
-    f64 = lambda v: torch.tensor(float(v), dtype=torch.float64)   # a Python float would pass through float32
+    f64 = lambda v: torch.tensor(float(v), dtype=torch.float64)   # a Python float would pass through torch's default dtype
+    model.covar_module.outputscale = f64(1.0)
     if size: model.size_module.outputscale, model.size_module.base_kernel.lengthscale = map(f64, SIZE_START)
-    likelihood.noise = max(noise, LEARN_NOISE_START) if learn_noise else noise
+    likelihood.noise = f64(max(noise, LEARN_NOISE_START) if learn_noise else noise)
     if hyper is not None:
         ls = np.clip(hyper.lengthscale, 1e-3, 1e3)
         model.covar_module.base_kernel.lengthscale = torch.as_tensor(ls if ard else [np.exp(np.log(ls).mean())])
-        model.covar_module.outputscale = float(np.clip(hyper.outputscale / scale**2, 1e-4, 1e4))
+        model.covar_module.outputscale = f64(np.clip(hyper.outputscale / scale**2, 1e-4, 1e4))
         model.mean_module.constant.data.fill_((hyper.mean - shift) / scale)
         if size and hyper.size_scale > 0:       # warm start of the size term (a pure Hamming start keeps SIZE_START)
             model.size_module.outputscale = f64(np.clip(hyper.size_scale / scale**2, 1e-4, 1e4))
             model.size_module.base_kernel.lengthscale = f64(np.clip(hyper.size_lengthscale, 1e-2, 1e2))
-        if learn_noise: likelihood.noise = max(hyper.noise / scale**2, LEARN_NOISE_START)   # every refit: from the start again
+        if learn_noise: likelihood.noise = f64(max(hyper.noise / scale**2, LEARN_NOISE_START))   # every refit: from the start again
     likelihood.raw_noise.requires_grad_(learn_noise)
     return model, likelihood, shift, scale
 
@@ -273,13 +274,33 @@ def check_noise(noise, # the GP's noise variance relative to var(y)
         raise ValueError(f"noise must be a positive finite number (the GP's noise variance relative to var(y)), got {noise!r}")
     return float(noise)
 
-class _torch_threads:
-    "Context manager: run torch with `n` intra-op threads (None: leave the setting), restoring it afterwards."
-    def __init__(self, n: int | None): self.n, self.saved = n, None
-    def __enter__(self):
-        if self.n is not None: self.saved = torch.get_num_threads(); torch.set_num_threads(self.n)
-    def __exit__(self, *exc):
-        if self.saved is not None: torch.set_num_threads(self.saved)
+def _set_torch_threads(n: int | None):
+    "Run torch with `n` intra-op threads (None: leave the count); return what restores it."
+    if n is None: return lambda: None
+    saved = torch.get_num_threads(); torch.set_num_threads(n)
+    return lambda: torch.set_num_threads(saved)
+
+_torch_threads = SharedSetting(_set_torch_threads)   # _torch_threads(n): torch runs n threads while any thread holds it (notebook 05)
+
+def _maximise_evidence(X, y, init, noise, learn_noise, max_iter, n_threads, ard, size, shrinkage) -> HammingHyper:
+    "The MAP hyperparameters by L-BFGS from `init` (or a cold start); the start itself when the fit fails numerically."
+    model, likelihood, shift, scale = _build_model(X, y, init, noise, learn_noise, ard, size, shrinkage)
+    start = _to_hyper(model, likelihood, shift, scale)
+    mll = gpytorch.mlls.ExactMarginalLogLikelihood(likelihood, model)
+    model.train(); likelihood.train()
+    params = [q for q in model.parameters() if q.requires_grad]
+    optimizer = torch.optim.LBFGS(params, lr=1.0, max_iter=max_iter, line_search_fn="strong_wolfe")
+    def closure():
+        optimizer.zero_grad()
+        loss = -mll(model(*model.train_inputs), model.train_targets)
+        loss.backward()
+        return loss
+    try:
+        with _torch_threads(n_threads), gpytorch.settings.max_cholesky_size(100_000), ignoring(gpytorch.utils.warnings.NumericalWarning):
+            optimizer.step(closure)              # gpytorch's jitter warnings on near-duplicate designs hidden, nothing else
+        return _to_hyper(model, likelihood, shift, scale)
+    except (RuntimeError, ValueError):           # linear_operator's NotPSDError is a RuntimeError
+        return start                             # keep the starting point rather than fail a long run
 
 def fit_hamming_gp(X,                                 # observed coalitions (t, p), boolean or 0/1
                    y,                                 # their values (t,), finite
@@ -304,25 +325,8 @@ def fit_hamming_gp(X,                                 # observed coalitions (t, 
     check_int(max_iter, "max_iter", minimum=1)
     if shrinkage is not None and not (np.isfinite(shrinkage) and shrinkage > 0):
         raise ValueError(f"shrinkage must be positive and finite, or None, got {shrinkage!r}")
-    model, likelihood, shift, scale = _build_model(X, y, init, noise, learn_noise, ard, size, shrinkage)
-    start = _to_hyper(model, likelihood, shift, scale)
-    mll = gpytorch.mlls.ExactMarginalLogLikelihood(likelihood, model)
-    model.train(); likelihood.train()
-    params = [q for q in model.parameters() if q.requires_grad]
-    optimizer = torch.optim.LBFGS(params, lr=1.0, max_iter=max_iter, line_search_fn="strong_wolfe")
-    def closure():
-        optimizer.zero_grad()
-        loss = -mll(model(*model.train_inputs), model.train_targets)
-        loss.backward()
-        return loss
-    try:
-        with _torch_threads(n_threads), gpytorch.settings.max_cholesky_size(100_000), warnings.catch_warnings():
-            warnings.simplefilter("ignore")      # gpytorch's jitter warnings on near-duplicate designs
-            optimizer.step(closure)
-        fitted = _to_hyper(model, likelihood, shift, scale)
-    except (RuntimeError, ValueError, gpytorch.utils.errors.NotPSDError):
-        return start                             # keep the starting point rather than fail a long run
-    return fitted
+    with torch.inference_mode(False), torch.enable_grad():   # gradients, also inside a caller's no_grad or inference_mode
+        return _maximise_evidence(X, y, init, noise, learn_noise, max_iter, n_threads, ard, size, shrinkage)
 
 # %% ../../nbs/30_hamming_gp.ipynb #58b1555b
 def loo_log_predictive(hyper: HammingHyper, # the GP's hyperparameters

@@ -6,11 +6,10 @@
 from __future__ import annotations
 import numbers, time, warnings
 import numpy as np
-from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 from ..core.games import all_coalitions, coalition_to_mask, shapley_from_values
 from ..core.validation import check_bool, check_int, check_n_players, check_coalitions, random_generator
-from ..core.scale import check_executor, evaluate_coalitions
+from ..core.scale import check_executor, evaluate_coalitions, blas_threads
 from ..core.explanation import Explanation
 from ..sampling.baselines import leverage_coalitions
 from .gp import HammingHyper, check_noise, fit_hamming_gp, DEFAULT_NOISE, _torch_threads, KERNEL_CHOICES, CRITERIA, fit_kernel_choice, kernel_options
@@ -240,7 +239,7 @@ def shapleig(game,                          # callable on a boolean (k, p) coali
              noise: float = DEFAULT_NOISE,  # GP noise variance relative to var(y) (the start value if learnt)
              learn_noise: bool = False,     # fit the noise variance too (for noisy games; the values then sum to the model's v(N) - v(∅), not to the observed difference)
              progress: bool | None = None,  # tqdm progress bar (None: only for runs of 100+ evaluations after the initial design)
-             n_threads: int | None = 1,     # torch and BLAS threads for the GP work (None leaves them alone)
+             n_threads: int | None = 1,     # torch and BLAS threads for the GP work (None leaves them alone); other counts round sums differently (values ~1e-9 apart)
              callback=None,                 # called after every round as callback(X, y, hyper): the data so far and the hyperparameters (game units) that chose the round (None before the first fit, after a flat start's first spread, or if not representable)
              ard_from: int | None = None,   # per-player lengthscales from this many observations on, one shared lengthscale before (None: 4p)
              size_trend: bool = False,      # add the Bayesian coalition-size term to the GP kernel (kernel="fixed" only)
@@ -283,7 +282,7 @@ def shapleig(game,                          # callable on a boolean (k, p) coali
     fits, chosen, selected_at = {}, [], 0                  # kernel="auto": every candidate's last fit (units 2^e), the choices
     bar = tqdm(total=budget, initial=n_initial, disable=not (budget - n_initial >= 100 if progress is None else progress),
                desc="ShaplEIG")
-    with threadpool_limits(n_threads), _torch_threads(n_threads):
+    with blas_threads(n_threads), _torch_threads(n_threads):
         def refit_now(force=False):
             nonlocal hyper, fitted_at, fits, selected_at
             if force or hyper is None or refit == "always" or len(X) >= (1 + refit) * fitted_at:

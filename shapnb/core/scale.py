@@ -4,16 +4,17 @@
 
 # %% ../../nbs/05_scale_out.ipynb #7d4c03e6
 from __future__ import annotations
-import math, os, socket, stat, sys, tempfile, uuid, warnings
+import math, os, re, socket, stat, sys, tempfile, threading, uuid, warnings
 from pathlib import Path
 import concurrent.futures as cf
 import numpy as np
+from threadpoolctl import threadpool_limits
 from .validation import check_int, check_coalitions, evaluate_game
 
 # %% auto #0
-__all__ = ['RESUBMISSIONS', 'GameEvaluationError', 'PartitionError', 'ExecutorError', 'check_executor', 'worker_count',
-           'split_rows', 'ship', 'evaluate_coalitions', 'explain_rows', 'is_dask_collection', 'explain_collection',
-           'numba_cache_dir']
+__all__ = ['RESUBMISSIONS', 'blas_threads', 'GameEvaluationError', 'PartitionError', 'ExecutorError', 'check_executor',
+           'worker_count', 'split_rows', 'ship', 'evaluate_coalitions', 'explain_rows', 'is_dask_collection',
+           'explain_collection', 'numba_cache_dir', 'SharedSetting', 'ignoring']
 
 # %% ../../nbs/05_scale_out.ipynb #b7012b36
 class GameEvaluationError(RuntimeError):
@@ -82,8 +83,7 @@ def _itself(obj):
 
 def _put(client, obj):
     "A Dask future of `obj`, made by a task on one worker; copied to the others as they need it, and made again if its worker dies."
-    with warnings.catch_warnings():                        # one copy, on purpose: Dask's advice to scatter does not apply
-        warnings.filterwarnings("ignore", message="Sending large graph", category=UserWarning)
+    with ignoring(UserWarning, "Sending large graph"):       # one copy, on purpose: Dask's advice to scatter does not apply
         try: return client.submit(_itself, obj, pure=False)
         except Exception as exc:
             raise ExecutorError(f"could not send the {type(obj).__name__} to the Dask cluster: {type(exc).__name__}: {exc}") from exc
@@ -306,3 +306,61 @@ def numba_cache_dir(source_dirs,    # folders of the modules that define cached 
                            "under the temporary folder can be written; set NUMBA_CACHE_DIR to a writable folder")
     numba.config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"] = str(folder)   # the environment too: numba may reload its config
     return str(folder)
+
+# %% ../../nbs/05_scale_out.ipynb #d59b7e23
+class SharedSetting:
+    "A process-wide setting held while any thread is inside: the first to enter makes it, the last to leave undoes it."
+    def __init__(self,
+                 apply, # apply(arg) makes the setting and returns a function of no arguments that undoes it
+                ):
+        self._apply, self._lock, self._users, self._undo = apply, threading.Lock(), 0, None
+
+    def __call__(self,
+                 arg=None, # what the first thread in passes to `apply`; later ones find the setting made
+                ):
+        "A context manager holding the setting."
+        return _Holding(self, arg)
+
+class _Holding:
+    "One thread's use of a SharedSetting."
+    def __init__(self, setting: SharedSetting, arg): self.setting, self.arg = setting, arg
+    def __enter__(self):
+        s = self.setting
+        with s._lock:
+            if s._users == 0: s._undo = s._apply(self.arg)
+            s._users += 1
+        return self
+    def __exit__(self, *exc):
+        s = self.setting
+        with s._lock:
+            s._users -= 1
+            if s._users == 0: undo, s._undo = s._undo, None; undo()
+
+# %% ../../nbs/05_scale_out.ipynb #14b77128
+def _ignore_filter(what: tuple):
+    "Add a filter ignoring warnings of `what` = (category, message); return what removes it (nothing when the user has it already)."
+    category, message = what
+    entry = ("ignore", re.compile(message, re.I) if message else None, category, None, 0)   # warnings.filters' documented layout
+    if entry in warnings.filters: return lambda: None         # ignored already: nothing to add, nothing to remove
+    warnings.filterwarnings("ignore", message=message, category=category)
+    def remove():
+        try: warnings.filters.remove(entry)
+        except ValueError: pass                               # the filters were reset meanwhile: nothing to remove
+    return remove
+
+_IGNORING: dict = {}
+_IGNORING_LOCK = threading.Lock()
+
+def ignoring(category: type = Warning, # the category of the warnings to hide (its subclasses too)
+             message: str = "",        # a regular expression their message starts with ("" for any message)
+            ):
+    "A context manager hiding warnings of `category` (and `message`) while any thread holds it; it removes only the filter it added."
+    with _IGNORING_LOCK: setting = _IGNORING.setdefault((category, message), SharedSetting(_ignore_filter))
+    return setting((category, message))
+
+def _limit_blas(limits: int | None):
+    "Limit BLAS to `limits` threads (None: leave it); return what restores the limits."
+    if limits is None: return lambda: None
+    return threadpool_limits(limits=limits, user_api="blas").restore_original_limits
+
+blas_threads = SharedSetting(_limit_blas)   # blas_threads(n): BLAS runs n threads while any thread holds it

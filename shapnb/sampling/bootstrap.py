@@ -7,9 +7,9 @@ from __future__ import annotations
 import warnings
 import numpy as np
 from scipy.stats import norm, t as student_t
-from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 from ..core.validation import check_int
+from ..core.scale import blas_threads
 from ..core.explanation import Explanation
 from .design import CoalitionDesign
 from .regression import IllConditionedWarning, sum_zero_basis, standardise_values, DF_MIN
@@ -172,7 +172,7 @@ def replicate_estimates(design: CoalitionDesign, # the evaluated design
             G = (rows @ outer).reshape(len(idx), p - 1, p - 1) if outer is not None else \
                 np.array([(X.T * r) @ X for r in rows]).reshape(len(idx), p - 1, p - 1)   # no table: one product per replicate
             c = rows @ xb
-            with threadpool_limits(limits=1, user_api="blas"):   # many small problems: BLAS threads only add overhead
+            with blas_threads(1):                     # many small problems: BLAS threads only add overhead
                 lam, V = np.linalg.eigh(G)
             keep = lam > rel_tol * np.maximum(lam[:, -1:], np.finfo(float).tiny)
             n_singular += int((~keep.all(1)).sum())

@@ -69,6 +69,13 @@ def is_surrogate(obj, # anything
     "True if `obj` follows the surrogate protocol: callable `fit(Z, y, weights)`, `predict(Z)` and `shapley()`."
     return not isinstance(obj, str) and all(callable(getattr(obj, f, None)) for f in ("fit", "predict", "shapley"))
 
+def _seeded(regressor, seed: int | None):
+    "An unfitted clone of `regressor`, its `random_state` set to `seed` where it has one left at None (its draws then follow `seed`, not numpy's global state)."
+    model = clone(regressor)
+    if seed is not None and "random_state" in model.get_params(deep=False) and model.get_params(deep=False)["random_state"] is None:
+        model.set_params(random_state=seed)
+    return model
+
 def _check_surrogate(surrogate) -> None:
     "A kind of SURROGATES, an object of the surrogate protocol, or an unfitted tree regressor with fit and predict."
     if isinstance(surrogate, str):
@@ -79,7 +86,7 @@ def _check_surrogate(surrogate) -> None:
                         f"with fit(Z, y, weights), predict(Z) and shapley() (the surrogate protocol), got {type(surrogate).__name__}")
     elif not is_surrogate(surrogate):    # a regressor: TreeExplainer must take it once fitted (tried now, before the game is called)
         Z = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]] * 4)
-        try: TreeExplainer(clone(surrogate).fit(Z, Z @ [1.0, 2.0]))
+        try: TreeExplainer(_seeded(surrogate, 0).fit(Z, Z @ [1.0, 2.0]))   # seeded: the trial leaves numpy's global state alone
         except Exception as e:
             raise ValueError(f"surrogate={type(surrogate).__name__}(...) is not a tree regressor that TreeExplainer explains exactly "
                              f"({e}); pass one of {SURROGATES}, an unfitted tree regressor (e.g. a GradientBoostingRegressor) or an "
@@ -122,7 +129,7 @@ class CoalitionSurrogate:
         if self.surrogate in ("trees", "linear+trees"):
             self.model = GradientBoostingRegressor(**TREES, random_state=self.seed)
         elif not isinstance(self.surrogate, str):
-            self.model = clone(self.surrogate)
+            self.model = _seeded(self.surrogate, self.seed)   # a regressor's own random_state, if set, is kept
         if self.model is not None: self.model.fit(X, rest)
         self.fitted = True
         return self
