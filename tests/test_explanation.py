@@ -212,3 +212,18 @@ def test_convergence_matches_runs_by_feature_name():
     with pytest.raises(ValueError, match="budgets must be positive numbers"): plots.convergence([100, np.nan], np.ones((2, 2)))
     with pytest.raises(ValueError, match="ses must be finite and non-negative"): plots.convergence([1, 2], np.ones((2, 2)), ses=-np.ones((2, 2)))
     with pytest.raises(ValueError, match="truth must hold one exact value per feature"): plots.convergence([1, 2], np.ones((2, 2)), truth=[1, 2, 3])
+
+
+def _one_row(i: int) -> Explanation:
+    "An estimate of one row with se 0.2, made in a worker process."
+    return Explanation(np.ones((1, 2)), se=np.full((1, 2), 0.2), method="kernelshap")[0]
+
+
+def test_rows_made_in_other_processes_are_distinct_estimates():
+    "Explanations pickled back from forked workers do not share row ids, so their mean's se is that of independent rows."
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+    from shapnb.core.explanation import stack
+    with ProcessPoolExecutor(2, mp_context=mp.get_context("fork")) as pool: rows = list(pool.map(_one_row, range(4)))
+    np.testing.assert_allclose(stack(rows).mean(0).se, [0.1, 0.1])
+    np.testing.assert_allclose(stack([rows[0], rows[0]]).mean(0).se, [0.2, 0.2])   # the same estimate twice is still one

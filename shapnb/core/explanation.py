@@ -4,7 +4,7 @@
 
 # %% ../../nbs/04_explanation.ipynb #cac03e73
 from __future__ import annotations
-import threading, warnings
+import os, threading, warnings
 import numpy as np
 from scipy.stats import norm
 from .validation import check_int, check_finite, check_level, check_dense
@@ -172,7 +172,12 @@ def _derive(self, v, base, se, sd, data, features, outputs, *, rows: bool, multi
     new._folded, new._partial, new._pooled, new._row_ids = self._folded, self._partial, self._pooled, _estimates(self)
     return new
 
-_ids_given, _ids_lock = [0], threading.Lock()   # every row of every Explanation gets an id the first time one is asked for
+def _id_start() -> int:
+    "A random start for this process's row ids, so that explanations made in other processes (pickled back) do not share them."
+    return int.from_bytes(os.urandom(6), "little") << 14      # below 2**62: room for 2**14 ids per step of the start
+
+_ids_given, _ids_lock = [_id_start()], threading.Lock()   # every row of every Explanation gets an id the first time one is asked for
+os.register_at_fork(after_in_child=lambda: _ids_given.__setitem__(0, _id_start()))   # a forked worker starts elsewhere too
 
 def _estimates(self) -> np.ndarray:
     "Per row, the id of the estimate it holds: copies made by selections and stacks (`e[[0, 0]]`) share their row's id."
