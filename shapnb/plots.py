@@ -6,11 +6,13 @@
 from __future__ import annotations
 import numpy as np
 import pandas as pd
+import matplotlib
+import matplotlib.axes
 import matplotlib.pyplot as plt
 from matplotlib.cm import ScalarMappable
 from matplotlib.colors import Normalize, to_rgba
 from scipy.stats import norm
-from .core.validation import check_int, check_level, check_coalitions, check_finite
+from .core.validation import check_bool, check_int, check_level, check_coalitions, check_finite, real_array
 from scipy.stats import rankdata
 from .core.explanation import Explanation
 from .core.quadrature import exact_nodes, product_shapley
@@ -39,7 +41,14 @@ def _z(level: float) -> float:
 
 def _axes(ax, height: float, width: float = 6.4):
     "The given Axes, or a new figure's Axes of the given size in inches."
+    if ax is not None and not isinstance(ax, matplotlib.axes.Axes):
+        raise TypeError(f"ax must be a matplotlib Axes (e.g. plt.subplots()[1]) or None for a new figure, got {type(ax).__name__}")
     return plt.subplots(figsize=(width, height))[1] if ax is None else ax
+
+def _colormap(cmap):
+    "The matplotlib colormap named (or given) by `cmap`, or a ValueError naming `cmap`."
+    try: return plt.get_cmap(cmap)
+    except (ValueError, TypeError) as exc: raise ValueError(f"cmap {cmap!r} is not a matplotlib colormap: {exc}") from None
 
 def _label(name: str, value) -> str:
     "A feature's tick label, with its value in the explained row when known."
@@ -159,7 +168,7 @@ def beeswarm(expl: Explanation,    # an explanation of several rows, of one outp
     data = expl.data
     numeric = data is not None and any(_numeric_column(data[:, j]) is not None for j in show)
     ax = _axes(ax, 0.45 * len(show) + 1.4)
-    colormap, unit = plt.get_cmap(cmap), Normalize(0, 1)
+    colormap, unit = _colormap(cmap), Normalize(0, 1)
     for pos, j in enumerate(show):
         x, y0 = expl.values[:, j], len(show) - 1 - pos
         c = _value_colours(None if data is None else data[:, j], colormap, len(x))
@@ -313,7 +322,7 @@ def scatter(expl: Explanation,   # an explanation of several rows with their fea
         span = np.ptp(known) if len(known) else 1.0
         x = np.where(missing, (known.min() if len(known) else 0.0) - 0.12 * (span or 1.0), x)
     ax = _axes(ax, 4.2)
-    colormap = plt.get_cmap(cmap)
+    colormap = _colormap(cmap)
     colours = np.tile(to_rgba(TEXT), (len(y), 1)) if c_index is None else _value_colours(expl.data[:, c_index], colormap, len(y))
     if s is not None:
         ax.errorbar(x, y, yerr=z * s[:, i], fmt="none", ecolor="#9a9a9a", elinewidth=0.8, alpha=0.7, zorder=2)
@@ -371,12 +380,12 @@ def interaction_heatmap(expl: Explanation,   # an explanation with pairwise inte
     scale = np.nanmax(np.abs(shown)) if np.isfinite(shown).any() else 0.0
     scale = scale if scale > 0 else 1.0
     ax = _axes(ax, 0.42 * k + 1.6, width=0.42 * k + 2.8)
-    colormap = plt.get_cmap(cmap or ("RdBu_r" if signed else "Reds")).with_extremes(bad="#f1f3f5")   # bad: the blank diagonal
+    colormap = _colormap(cmap or ("RdBu_r" if signed else "Reds")).with_extremes(bad="#f1f3f5")   # bad: the blank diagonal
     image = ax.imshow(np.ma.masked_invalid(shown), cmap=colormap, vmin=-scale if signed else 0, vmax=scale,
                       interpolation="nearest")
     names = [expl.feature_names[j] for j in show]
     ax.set_xticks(range(k), names, rotation=45, ha="right", rotation_mode="anchor"); ax.set_yticks(range(k), names)
-    if annotate is None: annotate = k <= 12
+    annotate = k <= 12 if annotate is None else check_bool(annotate, "annotate")
     if annotate:
         for (a, b), v in np.ndenumerate(shown):
             if np.isfinite(v):
@@ -453,19 +462,19 @@ def convergence(budgets,              # the budget (game evaluations) of each ru
         feature_names = first if feature_names is None else feature_names
         ses = None if any(e.uncertainty is None for e in es) else np.stack([e.uncertainty for e in es])
         estimates = np.stack([e.values for e in es])
-    budgets, est = np.asarray(budgets, dtype=float), np.asarray(estimates, dtype=float)
+    budgets, est = real_array(budgets, "budgets"), real_array(estimates, "estimates")
     est = est[:, None] if est.ndim == 1 else est
     if budgets.ndim != 1 or est.ndim != 2 or len(est) != len(budgets) or len(budgets) == 0:
         raise ValueError(f"estimates must have shape (len(budgets), p) = ({len(budgets)}, p), got {np.shape(estimates)}")
     if not (np.isfinite(budgets) & (budgets > 0)).all(): raise ValueError("budgets must be positive numbers (they are drawn on a log axis)")
     if ses is not None:
-        ses = np.asarray(ses, dtype=float)
+        ses = real_array(ses, "ses")
         ses = ses[:, None] if ses.ndim == 1 else ses
         if ses.shape != est.shape: raise ValueError(f"ses must have the shape of estimates, {est.shape}")
         if not (np.isfinite(ses) & (ses >= 0)).all(): raise ValueError("ses must be finite and non-negative")
     if truth is not None and np.shape(truth) not in ((est.shape[1],), ()):
         raise ValueError(f"truth must hold one exact value per feature, {est.shape[1]}, got shape {np.shape(truth)}")
-    y = est if truth is None else est - np.broadcast_to(np.asarray(truth, dtype=float), est.shape[1:])
+    y = est if truth is None else est - np.broadcast_to(check_finite(truth, "truth"), est.shape[1:])
     names = [f"x{j}" for j in range(est.shape[1])] if feature_names is None else list(feature_names)
     if len(names) != est.shape[1]: raise ValueError(f"feature_names must have {est.shape[1]} entries")
     ax = _axes(ax, 4.2)

@@ -8,23 +8,19 @@ import numpy as np
 import scipy.linalg
 from ..core.validation import check_coalitions, check_int
 from ..core.quadrature import gauss_legendre_01, exact_nodes, product_shapley
-from .gp import HammingHyper
+from .gp import HammingHyper, check_hyper
 
 # %% auto #0
 __all__ = ['PRODUCT_CHUNK', 'EIG_RTOL', 'shapley_kernel_vectors', 'shapley_kernel_matrix', 'ShapleyPosterior', 'select_batch']
 
 # %% ../../nbs/31_eig_esp.ipynb #51d0b375
-def _check_hyper(hyper) -> HammingHyper:
-    if not isinstance(hyper, HammingHyper): raise TypeError(f"hyper must be a HammingHyper, got {type(hyper).__name__}")
-    return hyper
-
 PRODUCT_CHUNK = 1 << 18  # quadrature entries (candidates × nodes × players) per engine call: cache-sized blocks
 
 def shapley_kernel_vectors(hyper: HammingHyper, # the GP's hyperparameters (p players)
                            Z,                   # coalitions (n, p), boolean or 0/1
                           ) -> np.ndarray:
     "Rows $A\\,k(\\cdot, z)$ (Shapley values of $S\\mapsto k(1_S,z)$) for every coalition z in `Z`: shape (n, p)."
-    hyper = _check_hyper(hyper)
+    hyper = check_hyper(hyper)
     Z = check_coalitions(Z, hyper.n_players)
     rho = hyper.correlations
     a = np.where(Z, 1.0, rho)                       # kernel factor of player j when j ∈ S
@@ -42,7 +38,7 @@ def shapley_kernel_vectors(hyper: HammingHyper, # the GP's hyperparameters (p pl
 def shapley_kernel_matrix(hyper: HammingHyper, # the GP's hyperparameters (p players)
                          ) -> np.ndarray:
     "The prior covariance $AKA^\\top$ of the Shapley values, exactly, by a tensor Gauss–Legendre grid: (p, p)."
-    hyper = _check_hyper(hyper)
+    hyper = check_hyper(hyper)
     rho, p = hyper.correlations, hyper.n_players
     nodes, weights = gauss_legendre_01(exact_nodes(p))
     t, u = (g.ravel() for g in np.meshgrid(nodes, nodes, indexing="ij"))   # the m² grid points
@@ -85,7 +81,7 @@ class ShapleyPosterior:
                  X,                   # observed coalitions (t, p), t ≥ 1
                  y=None,              # their values (t,); optional: the covariance and the EIG do not need them
                 ):
-        self.hyper = _check_hyper(hyper)
+        self.hyper = check_hyper(hyper)
         self.X = check_coalitions(X, hyper.n_players)
         if len(self.X) < 1: raise ValueError("at least one observed coalition is needed")
         C = hyper.kernel(self.X, self.X) + hyper.noise * np.eye(len(self.X))

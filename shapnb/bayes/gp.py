@@ -8,7 +8,7 @@ import numbers
 from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
-from ..core.validation import check_coalitions, check_int
+from ..core.validation import check_bool, check_coalitions, check_int, real_array
 from ..core.scale import SharedSetting, ignoring
 
 _INSTALL_SHAPLEIG = 'pip install torch==2.13.0 && pip install "shapnb[shapleig]"'
@@ -21,15 +21,23 @@ except ImportError as error:
 
 # %% auto #0
 __all__ = ['LENGTHSCALE_PRIOR', 'LENGTHSCALE_SHRINKAGE', 'OUTPUTSCALE_PRIOR', 'SIZE_SCALE_PRIOR_MEAN', 'SIZE_LENGTHSCALE_PRIOR',
-           'SIZE_START', 'DEFAULT_NOISE', 'LEARN_NOISE_START', 'KERNEL_CHOICES', 'CRITERIA', 'KERNEL_TIE',
-           'hamming_correlations', 'hamming_kernel', 'HammingKernel', 'size_kernel', 'SizeKernel', 'HammingHyper',
-           'gp_posterior', 'HammingGP', 'check_noise', 'fit_hamming_gp', 'loo_log_predictive', 'log_evidence',
-           'kernel_options', 'n_hyperparameters', 'KernelChoice', 'fit_kernel_choice']
+           'SIZE_START', 'DEFAULT_NOISE', 'LEARN_NOISE_START', 'MAX_THREADS', 'KERNEL_CHOICES', 'CRITERIA',
+           'KERNEL_TIE', 'hamming_correlations', 'hamming_kernel', 'HammingKernel', 'size_kernel', 'SizeKernel',
+           'HammingHyper', 'gp_posterior', 'HammingGP', 'check_noise', 'check_hyper', 'fit_hamming_gp',
+           'loo_log_predictive', 'log_evidence', 'kernel_options', 'n_hyperparameters', 'KernelChoice',
+           'fit_kernel_choice']
 
 # %% ../../nbs/30_hamming_gp.ipynb #d959498d
+def _real_number(v, name: str) -> float:
+    "`v` as a float if it is one real number (a numpy scalar or 0-d array too, not a bool); else a TypeError naming it."
+    if isinstance(v, (bool, np.bool_)) or np.ndim(v) != 0 or np.iscomplexobj(v):
+        raise TypeError(f"{name} must be a real number, got {v!r}")
+    return float(real_array(v, name))
+
 def _check_lengthscale(lengthscale, p: int) -> np.ndarray:
     "Validate per-player lengthscales: p positive finite numbers."
-    ls = np.asarray(lengthscale, dtype=float)
+    ls = real_array(lengthscale, "lengthscale")
+    if p < 1: raise ValueError("lengthscale must hold one value per player, and there must be at least one player; got none")
     if ls.shape != (p,): raise ValueError(f"lengthscale must have shape ({p},), got {ls.shape}")
     if not (np.isfinite(ls).all() and (ls > 0).all()): raise ValueError("lengthscales must be positive and finite")
     return ls
@@ -123,9 +131,9 @@ class HammingHyper:
                  size_scale: float = 0.0,       # σ_s² ≥ 0, the variance of the size trend g(|z|) (0: pure Hamming model)
                  size_lengthscale: float = 1.0, # ℓ_s > 0, its lengthscale in the fraction |z|/p of players present
                 ):
-        ls = np.asarray(lengthscale, dtype=float)
-        _check_lengthscale(ls, ls.size)
-        scalars = dict(outputscale=outputscale, mean=mean, noise=noise, size_scale=size_scale, size_lengthscale=size_lengthscale)
+        ls = _check_lengthscale(lengthscale, np.size(lengthscale))
+        scalars = {name: _real_number(v, name) for name, v in dict(outputscale=outputscale, mean=mean, noise=noise, size_scale=size_scale,
+                                                                 size_lengthscale=size_lengthscale).items()}
         for name in ("outputscale", "noise", "size_lengthscale"):
             v = scalars[name]
             if not (np.isfinite(v) and v > 0): raise ValueError(f"{name} must be positive and finite, got {v}")
@@ -159,7 +167,7 @@ class HammingHyper:
 def _check_data(X, y):
     "Validate training coalitions X (t, p) and finite values y (t,)."
     X = check_coalitions(X)
-    y = np.asarray(y, dtype=float)
+    y = real_array(y, "y")
     if y.shape != (X.shape[0],): raise ValueError(f"y must have shape ({X.shape[0]},), got {y.shape}")
     if X.shape[0] < 1: raise ValueError("at least one observation is needed")
     if not np.isfinite(y).all(): raise ValueError("y contains non-finite values")
@@ -171,7 +179,7 @@ def gp_posterior(hyper: HammingHyper, # the GP's hyperparameters
                  Zstar,               # coalitions (n, p) at which to predict
                 ):
     "Posterior mean and variance (without noise) of the values at coalitions `Zstar`, in numpy."
-    X, y = _check_data(X, y)
+    hyper, (X, y) = check_hyper(hyper), _check_data(X, y)
     Zstar = check_coalitions(Zstar, X.shape[1])
     C = hyper.kernel(X, X) + hyper.noise * np.eye(len(X))
     factor = scipy.linalg.cho_factor(C, lower=True)
@@ -274,6 +282,14 @@ def check_noise(noise, # the GP's noise variance relative to var(y)
         raise ValueError(f"noise must be a positive finite number (the GP's noise variance relative to var(y)), got {noise!r}")
     return float(noise)
 
+MAX_THREADS = 1 << 12   # more threads than any machine's cores: refused by name (torch would fail inside the fit)
+
+def check_hyper(hyper, # anything passed as a GP's hyperparameters
+               ) -> HammingHyper:
+    "`hyper` if it is a `HammingHyper`, else a TypeError that says what it is."
+    if not isinstance(hyper, HammingHyper): raise TypeError(f"hyper must be a HammingHyper, got {type(hyper).__name__}")
+    return hyper
+
 def _set_torch_threads(n: int | None):
     "Run torch with `n` intra-op threads (None: leave the count); return what restores it."
     if n is None: return lambda: None
@@ -295,12 +311,12 @@ def _maximise_evidence(X, y, init, noise, learn_noise, max_iter, n_threads, ard,
         loss = -mll(model(*model.train_inputs), model.train_targets)
         loss.backward()
         return loss
-    try:
-        with _torch_threads(n_threads), gpytorch.settings.max_cholesky_size(100_000), ignoring(gpytorch.utils.warnings.NumericalWarning):
-            optimizer.step(closure)              # gpytorch's jitter warnings on near-duplicate designs hidden, nothing else
-        return _to_hyper(model, likelihood, shift, scale)
-    except (RuntimeError, ValueError):           # linear_operator's NotPSDError is a RuntimeError
-        return start                             # keep the starting point rather than fail a long run
+    with _torch_threads(n_threads), gpytorch.settings.max_cholesky_size(100_000), ignoring(gpytorch.utils.warnings.NumericalWarning):
+        try:                                     # gpytorch's jitter warnings on near-duplicate designs hidden, nothing else
+            optimizer.step(closure)
+            return _to_hyper(model, likelihood, shift, scale)
+        except (RuntimeError, ValueError):       # numerical failure (linear_operator's NotPSDError is a RuntimeError), not the set-up
+            return start                         # keep the starting point rather than fail a long run
 
 def fit_hamming_gp(X,                                 # observed coalitions (t, p), boolean or 0/1
                    y,                                 # their values (t,), finite
@@ -316,15 +332,17 @@ def fit_hamming_gp(X,                                 # observed coalitions (t, 
                   ) -> HammingHyper:
     "Fit the Hamming GP's hyperparameters to coalitions `X` and values `y` by maximum marginal likelihood (MAP)."
     X, y = _check_data(X, y)
-    if n_threads is not None: check_int(n_threads, "n_threads", minimum=1)
+    if n_threads is not None: n_threads = check_int(n_threads, "n_threads", minimum=1, maximum=MAX_THREADS)
+    learn_noise, ard, size = (check_bool(v, name) for v, name in ((learn_noise, "learn_noise"), (ard, "ard"), (size, "size")))
     if init is not None and not isinstance(init, HammingHyper):
         raise TypeError(f"init must be a HammingHyper or None, got {type(init).__name__}")
     if init is not None and init.n_players != X.shape[1]:
         raise ValueError(f"init has {init.n_players} players, the data {X.shape[1]}")
     noise = check_noise(noise)
     check_int(max_iter, "max_iter", minimum=1)
-    if shrinkage is not None and not (np.isfinite(shrinkage) and shrinkage > 0):
-        raise ValueError(f"shrinkage must be positive and finite, or None, got {shrinkage!r}")
+    if shrinkage is not None:
+        shrinkage = _real_number(shrinkage, "shrinkage")
+        if not (np.isfinite(shrinkage) and shrinkage > 0): raise ValueError(f"shrinkage must be positive and finite, or None, got {shrinkage!r}")
     with torch.inference_mode(False), torch.enable_grad():   # gradients, also inside a caller's no_grad or inference_mode
         return _maximise_evidence(X, y, init, noise, learn_noise, max_iter, n_threads, ard, size, shrinkage)
 
@@ -334,7 +352,7 @@ def loo_log_predictive(hyper: HammingHyper, # the GP's hyperparameters
                        y,                   # their values (t,)
                       ) -> np.ndarray:
     "Leave-one-out log predictive densities $\\log p(y_i\\mid y_{-i})$ of the GP with `hyper`, in closed form: (t,)."
-    X, y = _check_data(X, y)
+    hyper, (X, y) = check_hyper(hyper), _check_data(X, y)
     C = hyper.kernel(X, X) + hyper.noise * np.eye(len(X))
     Cinv = scipy.linalg.cho_solve(scipy.linalg.cho_factor(C, lower=True), np.eye(len(X)))
     d = np.diag(Cinv)
@@ -346,7 +364,7 @@ def log_evidence(hyper: HammingHyper, # the GP's hyperparameters
                  y,                   # their values (t,)
                 ) -> float:
     "Log marginal likelihood $\\log p(y\\mid\\theta)$ of the GP with `hyper` at data (X, y)."
-    X, y = _check_data(X, y)
+    hyper, (X, y) = check_hyper(hyper), _check_data(X, y)
     C = hyper.kernel(X, X) + hyper.noise * np.eye(len(X))
     L = scipy.linalg.cholesky(C, lower=True)
     r = scipy.linalg.solve_triangular(L, y - hyper.mean, lower=True)

@@ -8,11 +8,11 @@ import numbers, time, warnings
 import numpy as np
 from tqdm.auto import tqdm
 from ..core.games import all_coalitions, coalition_to_mask, shapley_from_values
-from ..core.validation import check_bool, check_int, check_n_players, check_coalitions, random_generator
+from ..core.validation import check_bool, check_finite, check_int, check_n_players, check_coalitions, random_generator, real_array
 from ..core.scale import check_executor, evaluate_coalitions, blas_threads
 from ..core.explanation import Explanation
 from ..sampling.baselines import leverage_coalitions
-from .gp import HammingHyper, check_noise, fit_hamming_gp, DEFAULT_NOISE, _torch_threads, KERNEL_CHOICES, CRITERIA, fit_kernel_choice, kernel_options
+from .gp import HammingHyper, check_noise, fit_hamming_gp, DEFAULT_NOISE, MAX_THREADS, _torch_threads, KERNEL_CHOICES, CRITERIA, fit_kernel_choice, kernel_options
 from .eig import ShapleyPosterior, select_batch
 
 # %% auto #0
@@ -70,7 +70,7 @@ def efficient_posterior(values, # posterior mean of φ (p,)
                         total,  # the exact sum v(N) - v(∅) (None: the posterior unchanged)
                        ) -> tuple[np.ndarray, np.ndarray]:
     "The Gaussian posterior (mean, covariance) of φ conditioned on the efficiency constraint Σφ = total."
-    values, cov = np.asarray(values, float), np.asarray(cov, float)
+    values, cov = check_finite(values, "values"), check_finite(cov, "cov")
     if values.ndim != 1 or cov.shape != (len(values), len(values)):
         raise ValueError(f"values must be (p,) and cov (p, p), got {values.shape} and {cov.shape}")
     if total is None: return values, cov
@@ -174,7 +174,7 @@ def size_blind(X,  # coalitions evaluated (t, p)
                y,  # their values (t,), v(∅) first
               ) -> bool:
     "Whether the values are constant within every coalition size evaluated twice or more, and some size is: data that cannot tell the players apart."
-    X, y = check_coalitions(X), np.asarray(y, float)
+    X, y = check_coalitions(X), check_finite(y, "y")
     if y.shape != (len(X),): raise ValueError(f"y must hold one value per coalition, {len(X)}, got shape {y.shape}")
     size = X.sum(1)
     repeated = np.flatnonzero(np.bincount(size) >= 2)
@@ -208,7 +208,7 @@ def predictive_z2(posterior: ShapleyPosterior, # the posterior that chose the ne
 def sd_inflation(z2, # squared standardised one-step-ahead errors (NaN: none made)
                 ) -> float:
     "The factor $\\max(1, \\overline{\\min(z^2, 25)})$ (`Z2_CAP`) by which `shapleig` scales the posterior variance (1 with no predictions)."
-    z2 = np.asarray(z2, float)
+    z2 = real_array(z2, "z2")
     z2 = z2[~np.isnan(z2)]
     if (z2 < 0).any(): raise ValueError("z2 must be non-negative (NaN: no prediction)")
     return max(1.0, float(np.minimum(z2, Z2_CAP).mean())) if len(z2) else 1.0
@@ -264,7 +264,7 @@ def shapleig(game,                          # callable on a boolean (k, p) coali
     executor = check_executor(executor)
     learn_noise, size_trend = check_bool(learn_noise, "learn_noise"), check_bool(size_trend, "size_trend")
     noise = check_noise(noise)
-    if n_threads is not None: check_int(n_threads, "n_threads", minimum=1)
+    if n_threads is not None: n_threads = check_int(n_threads, "n_threads", minimum=1, maximum=MAX_THREADS)   # an int: threadpoolctl takes no numpy ints
     if progress is not None: check_bool(progress, "progress")
     ard_from = 4 * p if ard_from is None else check_int(ard_from, "ard_from", minimum=0)
     _check_kernel(kernel, kernel_criterion, reselect)

@@ -89,6 +89,7 @@ class Explanation:
             data = _frame_values(data)
         if data is not None:
             data = np.asarray(check_dense(data, "data"))
+            if np.iscomplexobj(data): raise ValueError("data must hold real numbers (or categories), got complex values")
             if data.shape != ((n, p) if rows else (p,)):
                 raise ValueError(f"data must have shape {(n, p) if rows else (p,)} (rows x features), got {data.shape}")
             if np.issubdtype(data.dtype, np.number): data = data.astype(float)
@@ -428,7 +429,8 @@ def _efficiency_residual(self,
                       "measures how far they are from it, not an error", stacklevel=2)
     if not self._feature_axis: raise ValueError("efficiency needs all the features; this Explanation holds one selected feature")
     shape = self.base_values.shape
-    try: predictions = np.broadcast_to(np.asarray(predictions, dtype=float), shape)
+    predictions = check_finite(predictions, "predictions")   # a model's NaN, or None: no residual to report
+    try: predictions = np.broadcast_to(predictions, shape)
     except ValueError: raise ValueError(f"predictions must have shape {shape}, got {np.shape(predictions)}") from None
     return self._public(self._v.sum(1) + self._base) - predictions
 

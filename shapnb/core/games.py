@@ -4,10 +4,11 @@
 
 # %% ../../nbs/01_games.ipynb #c355f75a
 from __future__ import annotations
+import os
 from pathlib import Path
 import numpy as np
 from scipy.special import gammaln
-from .validation import check_int, check_n_players, check_coalitions, evaluate_game, check_finite, check_dense
+from .validation import check_int, check_n_players, check_coalitions, evaluate_game, check_finite, check_dense, check_bool
 from .scale import evaluate_coalitions
 from .tabular import (is_frame, is_series, check_tabular, check_no_infinity, model_feature_names,
                                   match_columns, match_frames, HybridRows)
@@ -44,14 +45,15 @@ def mask_to_coalition(masks,  # 1-D integer bitmasks, each in [0, 2**p)
 def all_coalitions(p: int, # number of players, at most 24 in practice (2**p rows)
                   ) -> np.ndarray:
     "All $2^p$ coalitions as a boolean `(2**p, p)` matrix, row index = bitmask."
-    return mask_to_coalition(np.arange(1 << check_n_players(p), dtype=np.int64), p)
+    p = check_int(p, "the number of players p", minimum=1, maximum=MAX_MASK_PLAYERS)   # 2**p rows: a bitmask's limit
+    return mask_to_coalition(np.arange(1 << p, dtype=np.int64), p)
 
 # %% ../../nbs/01_games.ipynb #f4b24d54
 def coalition_sizes(p: int, # number of players
                    ) -> np.ndarray:
     "Size $|S|$ of every coalition, indexed by bitmask (length $2^p$)."
     sizes = np.zeros(1, dtype=np.int64)
-    for _ in range(check_n_players(p)): sizes = np.concatenate([sizes, sizes + 1])
+    for _ in range(check_int(p, "the number of players p", minimum=1, maximum=MAX_MASK_PLAYERS)): sizes = np.concatenate([sizes, sizes + 1])
     return sizes
 
 # %% ../../nbs/01_games.ipynb #49472864
@@ -103,7 +105,7 @@ def exact_shapley(game,                   # callable on a boolean (k, p) coaliti
                   chunk_size: int | None = None, # coalitions per task on the executor (None: about four tasks per worker per batch)
                  ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     "Exact Shapley values of `game` on `p` players by evaluating all $2^p$ coalitions in batches (and the values, if asked)."
-    p = check_n_players(p)
+    p, return_values = check_n_players(p), check_bool(return_values, "return_values")
     batch_size = check_int(batch_size, "batch_size", minimum=1)
     if p > EXACT_MAX_PLAYERS:
         raise ValueError(f"exact_shapley enumerates 2**p coalitions; p={p} exceeds the limit {EXACT_MAX_PLAYERS} "
@@ -147,7 +149,12 @@ class TableGame:
 def load_table_game(path, # a `.npz` file with a `values` array (index = bitmask)
                    ) -> TableGame:
     "Load a game stored as `.npz` with a `values` table (index = bitmask), e.g. the shapiq benchmark games."
-    with np.load(Path(path), allow_pickle=False) as f:
+    if not isinstance(path, (str, os.PathLike)): raise TypeError(f"path must be a file name or a Path, got {type(path).__name__}")
+    try: f = np.load(Path(path), allow_pickle=False)
+    except (OSError, ValueError) as exc:   # missing, a folder, not a numpy file, pickled objects
+        raise ValueError(f"cannot read the game file {str(path)!r} (expected a .npz file with a 'values' array): {exc}") from None
+    with f:
+        if not hasattr(f, "files"): raise ValueError(f"{path} is a single numpy array, not a .npz file with a 'values' array")
         if "values" not in f.files: raise ValueError(f"{path} has no 'values' array")
         return TableGame(f["values"], name=Path(path).stem)
 

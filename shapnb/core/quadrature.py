@@ -8,7 +8,7 @@ import functools
 import numbers
 from typing import NamedTuple
 import numpy as np
-from .validation import check_int
+from .validation import check_int, check_bool
 from .beta import check_product_factors
 
 # %% auto #0
@@ -144,6 +144,7 @@ def product_shapley(a,                    # factors of the players in the coalit
                     tol: float = 1e-12,   # with m="auto": agreement of two successive rules, relative to each game's largest |φ|
                    ):
     "Shapley values of the product games $c\\prod_{S}a_j\\prod_{S^c}b_j$ by Gauss–Legendre quadrature, shape (..., p)."
+    return_residual = check_bool(return_residual, "return_residual")
     if isinstance(m, str):
         if m != "auto": raise ValueError(f'm must be None (the exact rule), a number of nodes or "auto", got {m!r}')
         a, b, c = check_product_factors(a, b, c)

@@ -71,9 +71,10 @@ def split_rows(n: int,                      # number of rows (or coalitions) to 
                chunk_size: int | None = None, # rows per chunk, None for about four chunks per parallel worker
               ) -> list[slice]:
     "Consecutive row ranges of `chunk_size` rows (default: about four per parallel worker) covering `n` rows."
-    n = check_int(n, "the number of rows n", minimum=0)
+    n = check_int(n, "the number of rows n", minimum=0, maximum=np.iinfo(np.int64).max)
     if chunk_size is None: chunk_size = max(1, -(-n // (4 * worker_count(executor))))
     chunk_size = check_int(chunk_size, "chunk_size", minimum=1)
+    if n // chunk_size > 1 << 24: raise ValueError(f"{n} rows in chunks of {chunk_size} make more than 2**24 chunks: pass a larger chunk_size")
     return [slice(lo, min(lo + chunk_size, n)) for lo in range(0, n, chunk_size)]
 
 # %% ../../nbs/05_scale_out.ipynb #c6b3aa5e

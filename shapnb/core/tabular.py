@@ -8,7 +8,7 @@ import inspect
 import re
 import warnings
 import numpy as np
-from .validation import check_coalitions
+from .validation import check_coalitions, real_array
 
 # %% auto #0
 __all__ = ['is_frame', 'is_series', 'check_tabular', 'model_feature_names', 'match_columns', 'ReorderedColumnsWarning',
@@ -394,6 +394,7 @@ def float_rows(X,              # matched rows: an array, a DataFrame or a Series
                what: str = "X", # the argument's name, used in messages
               ) -> np.ndarray:
     "`X` as a float array; a frame's non-numeric (text, category) columns are named in the error."
+    if X is None: raise ValueError(f"{what} must be rows of numbers, got None")
     check_tabular(X, what)
     if is_frame(X) or is_series(X):
         frame = X if is_frame(X) else X.to_frame().T.infer_objects()
@@ -407,8 +408,9 @@ def float_rows(X,              # matched rows: an array, a DataFrame or a Series
                              "and needs numbers: encode them, or use a route that passes frames to the model")
         out = frame.to_numpy(dtype=float, na_value=np.nan)
         return out if is_frame(X) else out[0]
-    try: return np.asarray(X, dtype=float)
-    except (TypeError, ValueError) as exc: raise ValueError(f"{what} must hold numbers: {exc}") from None
+    rows = real_array(X, what)
+    if rows.ndim not in (1, 2): raise ValueError(f"{what} must be one row (p,) or rows (n, p), got shape {rows.shape}")
+    return rows
 
 # %% ../../nbs/06_tabular.ipynb #c5eb5cb8
 def check_no_infinity(X,              # rows: an array, a DataFrame or a Series (one row)

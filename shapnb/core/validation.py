@@ -15,8 +15,8 @@ import numpy as np
 
 # %% auto #0
 __all__ = ['MODEL_METHODS', 'FLOAT_EXACT_INT', 'check_int', 'check_bool', 'check_n_players', 'check_coalitions',
-           'ModelAsGameWarning', 'evaluate_game', 'check_dense', 'check_finite', 'check_level', 'random_generator',
-           'parameter_docs', 'document_parameters']
+           'ModelAsGameWarning', 'evaluate_game', 'check_dense', 'real_array', 'check_finite', 'check_level',
+           'random_generator', 'parameter_docs', 'document_parameters']
 
 # %% ../../nbs/00_validation.ipynb #12694430
 def check_int(value,                    # the value to check
@@ -147,14 +147,21 @@ def check_dense(x,         # anything about to be read as an array
     return x
 
 # %% ../../nbs/00_validation.ipynb #d2156419
+def real_array(x,         # an array-like of real numbers (a scalar counts as a 0-d array); NaN and ±inf allowed
+               name: str, # what `x` is, used in the message
+              ) -> np.ndarray:
+    "`x` as a float array: ValueError naming `name` for None, complex values, text or anything else not numeric (numpy would drop an imaginary part, parse text, read None as NaN)."
+    if x is None: raise ValueError(f"{name} must be numeric, got None")
+    if np.iscomplexobj(check_dense(x, name)): raise ValueError(f"{name} must hold real numbers, got complex values")
+    if np.asarray(x).dtype.kind in "SU": raise ValueError(f"{name} must be numeric, got text (np.asarray reads {name} as {np.asarray(x).dtype})")
+    try: return np.asarray(x, dtype=float)
+    except (TypeError, ValueError) as exc: raise ValueError(f"{name} must be numeric: {exc}") from None
+
 def check_finite(x,         # an array-like of real numbers (a scalar counts as a 0-d array)
                  name: str, # what `x` is, used in the message
                 ) -> np.ndarray:
     "`x` as a float array: ValueError naming `name` unless every entry is a finite real number."
-    if np.iscomplexobj(check_dense(x, name)): raise ValueError(f"{name} must hold real numbers, got complex values")
-    if np.asarray(x).dtype.kind in "SU": raise ValueError(f"{name} must be numeric, got text (np.asarray reads {name} as {np.asarray(x).dtype})")
-    try: x = np.asarray(x, dtype=float)
-    except (TypeError, ValueError) as exc: raise ValueError(f"{name} must be numeric: {exc}") from None
+    x = real_array(x, name)
     if not np.isfinite(x).all(): raise ValueError(f"{name} contains non-finite values (NaN or infinity)")
     return x
 

@@ -8,7 +8,7 @@ import math
 import warnings
 import numpy as np
 from numba import njit
-from ..core.validation import check_int, check_coalitions, check_finite
+from ..core.validation import check_int, check_coalitions, check_finite, check_bool, real_array
 from ..core.quadrature import (exact_nodes, AutoQuadrature, _check_tolerance, _gauss_legendre_rule, _rule_values,
                                     product_shapley)
 from ..core.indices import (IndexMeasure, check_semivalue, semivalue_measure, check_interaction, interaction_measure,
@@ -42,14 +42,14 @@ class ProductKernelGame:
 
 def _check_alpha(alpha, n: int) -> np.ndarray:
     "Validate dual coefficients (n,) or (n, k), finite; return them as an (n, k) float array."
-    A = np.asarray(alpha, dtype=float)
+    A = real_array(alpha, "alpha")
     if A.ndim not in (1, 2) or A.shape[0] != n:
         raise ValueError(f"alpha must have shape ({n},) or ({n}, k) for {n} support vectors, got {A.shape}")
     return check_finite(A, "alpha").reshape(n, -1)
 
 def _check_factors_and_alpha(factors, alpha):
     "Validate kernel factors (n, p) and dual coefficients (n,) or (n, k); return them as float arrays, alpha as (n, k)."
-    K = np.asarray(factors, dtype=float)
+    K = real_array(factors, "the kernel factor matrix")
     if K.ndim != 2 or K.shape[0] < 1 or K.shape[1] < 1:
         raise ValueError(f"kernel factors must be a matrix (n support vectors, p features), got shape {K.shape}")
     return check_finite(K, "the kernel factor matrix"), _check_alpha(alpha, K.shape[0])
@@ -257,6 +257,7 @@ def kernel_game_shapley(factors,                       # K[n, j] = k_j(x_j, z_nj
                        ):
     "Shapley values (p,) or (p, k) of $v(S)=\\sum_n\\alpha_n\\prod_{j\\in S}K_{nj}$ for one row's kernel factors `K` (n, p)."
     K, A = _check_factors_and_alpha(factors, alpha)
+    return_residual, return_bound = check_bool(return_residual, "return_residual"), check_bool(return_bound, "return_bound")
     m, tol = _check_nodes(m), _check_tolerance(tol)
     D = K - 1.0
     n, p = K.shape
@@ -273,7 +274,8 @@ SUPPORTED_KERNELS = ("rbf", "laplacian")
 def _check_gamma(gamma, p: int) -> np.ndarray:
     "Validate the inverse length scale(s): a positive number or one per feature."
     if gamma is None: raise ValueError("gamma is required for the kernels 'rbf' and 'laplacian'")
-    g = np.asarray(gamma, dtype=float)
+    if isinstance(gamma, (bool, np.bool_)): raise TypeError(f"gamma must be a number or one per feature, got {gamma!r}")
+    g = real_array(gamma, "gamma")
     if g.ndim > 1 or (g.ndim == 1 and g.shape[0] != p):
         raise ValueError(f"gamma must be a number or have one value per feature ({p}), got shape {g.shape}")
     if not (np.isfinite(g).all() and (g > 0).all()): raise ValueError(f"gamma must be positive and finite, got {gamma}")
@@ -307,10 +309,10 @@ def feature_kernel_factors(x,             # the explained row, (p,)
 
 def _check_points(X, support, what: str = "X"):
     "Validate rows `what` (p,) or (rows, p) and support vectors (n, p): finite, same p; return both 2-D."
-    Z = np.asarray(support, dtype=float)
+    Z = real_array(support, "the support vector matrix")
     if Z.ndim != 2 or Z.shape[0] < 1 or Z.shape[1] < 1:
         raise ValueError(f"support vectors must be a matrix (n, p), got shape {Z.shape}")
-    X = np.asarray(X, dtype=float)
+    X = real_array(X, what)
     X2 = X[None] if X.ndim == 1 else X
     if X2.ndim != 2 or X2.shape[1] != Z.shape[1]:
         raise ValueError(f"{what} must have {Z.shape[1]} features (the model's), as one row (p,) or rows (k, p); got shape {X.shape}")

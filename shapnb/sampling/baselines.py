@@ -8,7 +8,7 @@ import math
 import numpy as np
 from scipy.special import gammaln
 from ..core.games import CachedGame
-from ..core.validation import check_int, check_n_players, check_coalitions, random_generator
+from ..core.validation import check_bool, check_int, check_n_players, check_coalitions, random_generator
 from ..core.explanation import Explanation
 from ..exact.trees import TreeExplainer
 from .design import shapley_kernel
@@ -40,7 +40,7 @@ def leverage_coalitions(p: int,                         # number of players, p �
                         include_empty_full: bool = True, # start with ∅ and N
                        ) -> np.ndarray:
     "n distinct coalitions by paired leverage-score sampling without replacement (∅ and N first), shape (n, p)."
-    p = check_n_players(p)
+    p, include_empty_full = check_n_players(p), check_bool(include_empty_full, "include_empty_full")
     if p < 2: raise ValueError("leverage sampling needs p >= 2 players")
     n = check_int(n, "n", minimum=0)
     rng = random_generator(seed)

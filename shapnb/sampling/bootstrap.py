@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 from scipy.stats import norm, t as student_t
 from tqdm.auto import tqdm
-from ..core.validation import check_int
+from ..core.validation import check_int, random_generator
 from ..core.scale import blas_threads
 from ..core.explanation import Explanation
 from .design import CoalitionDesign
@@ -16,22 +16,24 @@ from .regression import IllConditionedWarning, sum_zero_basis, standardise_value
 from .design import coalition_rank
 
 # %% auto #0
-__all__ = ['BOOTSTRAPS', 'REPLICATE_BYTES', 'PROGRESS_WORK', 'FEW_REPLICATES', 'BOOT_UNITS', 'ROUNDING_EPS', 'BOOTSTRAP_FLOPS',
-           'symmetric_multiplicities', 'doubled_half_multiplicities', 'replicate_multiplicities',
+__all__ = ['MAX_REPLICATES', 'BOOTSTRAPS', 'REPLICATE_BYTES', 'PROGRESS_WORK', 'FEW_REPLICATES', 'BOOT_UNITS', 'ROUNDING_EPS',
+           'BOOTSTRAP_FLOPS', 'symmetric_multiplicities', 'doubled_half_multiplicities', 'replicate_multiplicities',
            'jackknife_multiplicities', 'replicate_estimates', 'naive_ht_se', 'check_bootstrap', 'FewReplicatesWarning',
            'warn_few_replicates', 'replicate_se', 'jackknife_se', 'standard_errors', 'df_inflation', 'satterthwaite_df',
            'satterthwaite_inflation', 'auto_method', 'without_spread', 'replicate_cost', 'reported_standard_errors']
 
 # %% ../../nbs/22_bootstrap.ipynb #6e95b6ad
+MAX_REPLICATES = 1_000_000   # bootstrap replicates at most (each is a (p,) estimate, and their multiplicities a row)
+
 def _permutation_ranks(rng, n_boot: int, n: int) -> np.ndarray:
     "A uniformly random permutation of 0..n-1 in each of `n_boot` rows."
     return np.argsort(rng.random((n_boot, n)), axis=1).argsort(axis=1)
 
 def _check_stratum(n, N, n_boot, rng):
     "The validated arguments of a multiplicity scheme: counts as ints, `rng` as a Generator."
-    n, n_boot = check_int(n, "n (units drawn)", minimum=1), check_int(n_boot, "n_boot", minimum=1)
+    n, n_boot = check_int(n, "n (units drawn)", minimum=1), check_int(n_boot, "n_boot", minimum=1, maximum=MAX_REPLICATES)
     if not n <= N: raise ValueError(f"need 1 <= n <= N, got n={n}, N={N}")
-    return n, float(N), n_boot, np.random.default_rng(rng)
+    return n, float(N), n_boot, random_generator(rng)
 
 def symmetric_multiplicities(n: int,      # units drawn from the stratum, at least 1
                              N: float,    # units in the stratum (its population), at least n
@@ -98,8 +100,8 @@ def replicate_multiplicities(design: CoalitionDesign, # the design whose units a
                             ) -> np.ndarray:
     "Bootstrap multiplicities `(n_boot, n_units)` of the design's units for `method`."
     if method not in BOOTSTRAPS[:3]: raise ValueError(f"unknown bootstrap {method!r}; use one of {BOOTSTRAPS[:3]}")
-    n_boot = check_int(n_boot, "n_boot", minimum=2)
-    rng = np.random.default_rng(rng)
+    n_boot = check_int(n_boot, "n_boot", minimum=2, maximum=MAX_REPLICATES)
+    rng = random_generator(rng)
     n_units = design.n_units
     if method == "shapr": return rng.multinomial(n_units, np.full(n_units, 1 / n_units), size=n_boot).astype(float)
     draw = symmetric_multiplicities if method == "symmetric" else doubled_half_multiplicities
@@ -229,7 +231,7 @@ def check_bootstrap(method,            # one of BOOTSTRAPS, "auto", or None for 
     "Check the options of a bootstrap (ValueError or TypeError naming the bad one)."
     if method is not None and method not in BOOTSTRAPS + ("auto",):
         raise ValueError(f"unknown bootstrap {method!r}; use one of {BOOTSTRAPS + ('auto',)} or None")
-    if method in BOOTSTRAPS[:3] + ("auto",): check_int(n_boot, "n_boot", minimum=2)
+    if method in BOOTSTRAPS[:3] + ("auto",): check_int(n_boot, "n_boot", minimum=2, maximum=MAX_REPLICATES)
     if progress is not None and not isinstance(progress, (bool, np.bool_)):
         raise ValueError(f"progress must be True, False or None, got {progress!r}")
 

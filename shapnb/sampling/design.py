@@ -11,19 +11,31 @@ from scipy.special import gammaln
 from ..core.validation import check_bool, check_int, check_n_players, check_coalitions, random_generator
 
 # %% auto #0
-__all__ = ['MAX_DRAWS', 'shapley_kernel', 'design_strata', 'wallenius_means', 'round_counts', 'check_budget', 'border_strata',
-           'allocate', 'sample_subsets', 'CoalitionDesign', 'coalition_rank', 'wallenius_design']
+__all__ = ['DESIGN_MAX_PLAYERS', 'MAX_DRAWS', 'check_design_players', 'shapley_kernel', 'design_strata', 'wallenius_means',
+           'round_counts', 'check_budget', 'border_strata', 'allocate', 'sample_subsets', 'CoalitionDesign',
+           'coalition_rank', 'wallenius_design']
 
 # %% ../../nbs/20_wallenius_design.ipynb #79e797e8
 def _log_comb(n, k) -> np.ndarray:
     "$\\log\\binom nk$, elementwise, through the log-gamma function."
     return gammaln(np.add(n, 1)) - gammaln(np.add(k, 1)) - gammaln(np.subtract(n, k) + 1)
 
+DESIGN_MAX_PLAYERS = 1029   # C(p, p // 2) overflows a double beyond
+
+def check_design_players(p, # number of players
+                        ) -> int:
+    "`p` as an int in 1..DESIGN_MAX_PLAYERS, checked before anything is computed from it (2**p of a huge p never ends)."
+    p = check_n_players(p)
+    if p > DESIGN_MAX_PLAYERS:
+        raise ValueError(f"p = {p} players is too many for the coalition design: the number of coalitions of size p // 2, "
+                         f"C(p, p // 2), exceeds the largest double (the design handles p <= {DESIGN_MAX_PLAYERS})")
+    return p
+
 def shapley_kernel(p: int, # number of players
                    s,      # coalition size(s), integers in 1..p-1 (a scalar or an array)
                   ) -> np.ndarray:
     "The KernelSHAP weight $k(S)=(p-1)/(\\binom p s\\,s\\,(p-s))$ of one coalition of size `s` (0 < s < p)."
-    p, s = check_n_players(p), np.asarray(s)
+    p, s = check_design_players(p), np.asarray(s)
     if s.dtype == bool or not np.issubdtype(s.dtype, np.number) or not (np.isfinite(s) & (s == np.round(s))).all():
         raise TypeError(f"coalition sizes must be integers, got {s!r}")
     if ((s <= 0) | (s >= p)).any(): raise ValueError(f"coalition sizes must lie in 1..p-1={p - 1}")
@@ -34,13 +46,10 @@ def design_strata(p: int,             # number of players, at least 2
                   paired: bool = True, # units are pairs {S, N∖S} (sizes 1..p//2) instead of single coalitions (1..p-1)
                  ) -> tuple[np.ndarray, np.ndarray]:
     "Strata of the design: the size of each stratum's (smaller) coalitions and its number of units."
-    p = check_n_players(p)
+    p = check_design_players(p)
     if p < 2: raise ValueError("with p = 1 there is no coalition besides the empty and the full one")
     sizes = np.arange(1, p // 2 + 1) if paired else np.arange(1, p)
-    try: population = np.array([float(math.comb(p, int(s))) for s in sizes])
-    except OverflowError:
-        raise ValueError(f"p = {p} players is too many for the coalition design: the number of coalitions of size "
-                         f"{p // 2}, C({p}, {p // 2}), exceeds the largest double (the design handles p <= 1029)") from None
+    population = np.array([float(math.comb(p, int(s))) for s in sizes])
     if paired and p % 2 == 0: population[-1] /= 2   # the middle stratum: S and its complement are one unit
     return sizes, population
 
@@ -95,7 +104,7 @@ def check_budget(p: int,             # number of players
                  paired: bool = True, # whether a unit is a pair (two evaluations) or one coalition
                 ) -> tuple[int, int]:
     "Validate `budget` (all evaluations, ∅ and N included) and return it clipped with the number of units it buys."
-    p, paired = check_n_players(p), check_bool(paired, "paired")
+    p, paired = check_design_players(p), check_bool(paired, "paired")
     budget, need = check_int(budget, "the budget (game evaluations)"), 4 if paired else 3
     if p < 2: raise ValueError("with p = 1 the Shapley value is v(N) - v(∅); there is nothing to sample")
     if budget < need:
@@ -155,7 +164,7 @@ def sample_subsets(p: int,                  # number of players
     "`count` distinct uniform subsets of `size` players out of `p`, as a bool matrix (with `fixed_first`: all contain player 0)."
     p = check_n_players(p)
     size = check_int(size, "size", minimum=1 if fixed_first else 0, maximum=p)
-    count, rng = check_int(count, "count", minimum=0), np.random.default_rng(rng)
+    count, rng = check_int(count, "count", minimum=0), random_generator(rng)
     free, k = (p - 1, size - 1) if fixed_first else (p, size)   # players to choose from, and how many
     population = math.comb(free, k)
     if count > population: raise ValueError(f"cannot draw {count} distinct subsets out of {population}")
@@ -270,7 +279,7 @@ def wallenius_design(p: int,               # number of players, at least 2
                      seed=None,            # int, numpy Generator or None
                     ) -> CoalitionDesign:
     "Stratified design without replacement: Wallenius-mean counts per size, (paired) units drawn uniformly."
-    p = check_n_players(p)
+    p, identify = check_n_players(p), check_bool(identify, "identify")
     sizes, M, means, counts = allocate(p, budget, paired, border)
     rng = random_generator(seed)
     redraw = identify and counts.sum() >= p - 1   # fewer units than p - 1 can never reach the rank

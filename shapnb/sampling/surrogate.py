@@ -16,7 +16,7 @@ from ..core.scale import evaluate_coalitions
 from ..exact.trees import TreeExplainer
 from .design import CoalitionDesign, wallenius_design, shapley_kernel, _log_comb
 from .regression import sum_zero_basis, check_identifiable, residual_df, DF_MIN, standardise_values
-from .bootstrap import replicate_multiplicities, replicate_se, without_spread, warn_few_replicates
+from .bootstrap import replicate_multiplicities, replicate_se, without_spread, warn_few_replicates, MAX_REPLICATES
 
 # %% auto #0
 __all__ = ['TREES', 'SURROGATES', 'N_FOLDS', 'FIT_RESOLUTION', 'CORRECTIONS', 'population_gram', 'linear_shapley', 'is_surrogate',
@@ -273,7 +273,7 @@ def check_surrogate_options(n_folds: int,        # folds K of the cross-fitting,
     n_folds = check_int(n_folds, "n_folds", minimum=2)
     if correction not in CORRECTIONS: raise ValueError(f"correction must be one of {CORRECTIONS}, got {correction!r}")
     if bootstrap not in ("auto", "symmetric", None): raise ValueError(f"bootstrap must be 'auto', 'symmetric' or None, got {bootstrap!r}")
-    return n_folds, check_int(n_boot, "n_boot", minimum=2)
+    return n_folds, check_int(n_boot, "n_boot", minimum=2, maximum=MAX_REPLICATES)
 
 def surrogate_shap(game,                      # callable on a boolean (k, p) coalition matrix, returning k floats
                    p: int,                    # number of players
