@@ -227,3 +227,12 @@ def test_rows_made_in_other_processes_are_distinct_estimates():
     with ProcessPoolExecutor(2, mp_context=mp.get_context("fork")) as pool: rows = list(pool.map(_one_row, range(4)))
     np.testing.assert_allclose(stack(rows).mean(0).se, [0.1, 0.1])
     np.testing.assert_allclose(stack([rows[0], rows[0]]).mean(0).se, [0.2, 0.2])   # the same estimate twice is still one
+
+
+def test_a_copy_made_before_any_selection_is_the_same_estimate():
+    "Ids are given at construction, so a pickle or deepcopy of a fresh Explanation holds the same estimates as the original."
+    import copy, pickle
+    from shapnb.core.explanation import stack
+    for make_copy in (lambda e: pickle.loads(pickle.dumps(e)), copy.deepcopy):
+        e = Explanation(np.ones((1, 2)), se=np.full((1, 2), 0.2), method="kernelshap")
+        np.testing.assert_allclose(stack([e, make_copy(e)]).mean(0).se, [0.2, 0.2])

@@ -1052,6 +1052,22 @@ def test_integer_ids_are_rounded_as_each_library_rounds_them():
     for m, raw in ((booster, lambda A: booster.predict(A, output_margin=True)), (tree, tree.predict)):
         for form in (Xb, pd.DataFrame(Xb), Xb.tolist()):
             np.testing.assert_allclose(_sums(TreeExplainer(m, Xtr), form), raw(form), atol=1e-6)
+    # scikit-learn reads a frame as one array of its common dtype: an int64 id next to a float column goes through float64
+    tree2 = DecisionTreeRegressor().fit(np.c_[Xtr, np.zeros(len(Xtr))], y)
+    mixed = pd.DataFrame({"id": Xb[:, 0], "x": [0.0]})
+    ex2 = TreeExplainer(tree2, np.c_[Xtr, np.zeros(len(Xtr))])
+    np.testing.assert_allclose(_sums(ex2, mixed), tree2.predict(mixed), atol=1e-9)
+    np.testing.assert_allclose(ex2(mixed).values.sum(-1) + ex2.expected_value, tree2.predict(mixed), atol=1e-9)
+    listed = [[int(Xb[0, 0])]]                                 # a list of Python ints: scikit-learn reads it through floats
+    ex1 = TreeExplainer(tree, Xtr)
+    for values in (_sums(ex1, listed), ex1(listed).values.sum(-1) + ex1.expected_value):   # shap_values and __call__ alike
+        np.testing.assert_allclose(values, tree.predict(listed), atol=1e-9)
+    import catboost
+    cat = catboost.CatBoostRegressor(iterations=5, depth=1, verbose=0, allow_writing_files=False).fit(np.c_[Xtr, np.arange(80) % 2], y)
+    rows = np.array([[big, 0]], np.int64)
+    ex3 = TreeExplainer(cat, np.c_[Xtr, np.arange(80) % 2])
+    for form in (rows, rows.tolist()):                          # an int64 array rounds once, a list through float64
+        np.testing.assert_allclose(_sums(ex3, form), cat.predict(form, prediction_type="RawFormulaVal"), atol=1e-6)
 
 
 def test_sparse_duplicates_and_inputs_the_model_refuses():

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 from ..core.validation import check_bool, check_coalitions, check_int, real_array
-from ..core.scale import SharedSetting, ignoring
+from ..core.scale import ignoring
 
 _INSTALL_SHAPLEIG = 'pip install torch==2.13.0 && pip install "shapnb[shapleig]"'
 try:
@@ -29,7 +29,7 @@ __all__ = ['LENGTHSCALE_PRIOR', 'LENGTHSCALE_SHRINKAGE', 'OUTPUTSCALE_PRIOR', 'S
 
 # %% ../../nbs/30_hamming_gp.ipynb #d959498d
 def _real_number(v, name: str) -> float:
-    "`v` as a float if it is one real number (a numpy scalar or 0-d array too, not a bool); else a TypeError naming it."
+    "`v` as a float if it is one real number (a numpy scalar or 0-d array too): a TypeError naming it for a bool, an array or a complex number, a ValueError for text."
     if isinstance(v, (bool, np.bool_)) or np.ndim(v) != 0 or np.iscomplexobj(v):
         raise TypeError(f"{name} must be a real number, got {v!r}")
     return float(real_array(v, name))
@@ -290,13 +290,13 @@ def check_hyper(hyper, # anything passed as a GP's hyperparameters
     if not isinstance(hyper, HammingHyper): raise TypeError(f"hyper must be a HammingHyper, got {type(hyper).__name__}")
     return hyper
 
-def _set_torch_threads(n: int | None):
-    "Run torch with `n` intra-op threads (None: leave the count); return what restores it."
-    if n is None: return lambda: None
-    saved = torch.get_num_threads(); torch.set_num_threads(n)
-    return lambda: torch.set_num_threads(saved)
-
-_torch_threads = SharedSetting(_set_torch_threads)   # _torch_threads(n): torch runs n threads while any thread holds it (notebook 05)
+class _torch_threads:
+    "Context manager: run torch with `n` intra-op threads (None: leave the count), restoring it afterwards (the count is the calling thread's)."
+    def __init__(self, n: int | None): self.n, self.saved = n, None
+    def __enter__(self):
+        if self.n is not None: self.saved = torch.get_num_threads(); torch.set_num_threads(self.n)
+    def __exit__(self, *exc):
+        if self.saved is not None: torch.set_num_threads(self.saved)
 
 def _maximise_evidence(X, y, init, noise, learn_noise, max_iter, n_threads, ard, size, shrinkage) -> HammingHyper:
     "The MAP hyperparameters by L-BFGS from `init` (or a cold start); the start itself when the fit fails numerically."

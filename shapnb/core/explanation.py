@@ -42,6 +42,26 @@ def _frame_values(frame) -> np.ndarray:
     return out
 
 # %% ../../nbs/04_explanation.ipynb #6e21a40e
+def _id_start() -> int:
+    "A random start for this process's row ids, so that explanations made in other processes (pickled back) do not share them."
+    return int.from_bytes(os.urandom(6), "little") << 14      # below 2**62: room for 2**14 ids per step of the start
+
+_ids_given, _ids_lock = [_id_start()], threading.Lock()   # every row of every Explanation gets an id when it is made
+
+def _ids_after_fork():
+    "In a forked child: a fresh start for the ids, and a fresh lock (another thread of the parent may have held it)."
+    global _ids_lock
+    _ids_given[0], _ids_lock = _id_start(), threading.Lock()
+
+if hasattr(os, "register_at_fork"): os.register_at_fork(after_in_child=_ids_after_fork)   # POSIX only (Windows spawns)
+
+def _estimates(self) -> np.ndarray:
+    "Per row, the id of the estimate it holds (given when it is made; lazily to one unpickled from before): copies made by selections and stacks (`e[[0, 0]]`) share their row's id."
+    if self._row_ids is None:
+        with _ids_lock: start, _ids_given[0] = _ids_given[0], _ids_given[0] + len(self._v)
+        self._row_ids = np.arange(start, start + len(self._v), dtype=np.int64)
+    return self._row_ids
+
 class Explanation:
     "Shapley values of one or many rows (and outputs) with their uncertainty, base values and metadata."
     _feature_axis = True   # False once a single feature was selected (`e[:, "bmi"]`): its axis is then dropped
@@ -102,6 +122,7 @@ class Explanation:
         self.method = method
         if details is not None and not isinstance(details, dict): raise TypeError(f"details must be a dict, got {type(details).__name__}")
         self._details = dict(details or {})
+        _estimates(self)                   # the rows' ids now: a copy (pickle, deepcopy) holds the same estimates
 
     def __getattr__(self, name):
         "An estimator detail (e.g. `design`, `replicates`, `posterior`) by name."
@@ -173,19 +194,6 @@ def _derive(self, v, base, se, sd, data, features, outputs, *, rows: bool, multi
     new._folded, new._partial, new._pooled, new._row_ids = self._folded, self._partial, self._pooled, _estimates(self)
     return new
 
-def _id_start() -> int:
-    "A random start for this process's row ids, so that explanations made in other processes (pickled back) do not share them."
-    return int.from_bytes(os.urandom(6), "little") << 14      # below 2**62: room for 2**14 ids per step of the start
-
-_ids_given, _ids_lock = [_id_start()], threading.Lock()   # every row of every Explanation gets an id the first time one is asked for
-os.register_at_fork(after_in_child=lambda: _ids_given.__setitem__(0, _id_start()))   # a forked worker starts elsewhere too
-
-def _estimates(self) -> np.ndarray:
-    "Per row, the id of the estimate it holds: copies made by selections and stacks (`e[[0, 0]]`) share their row's id."
-    if self._row_ids is None:
-        with _ids_lock: start, _ids_given[0] = _ids_given[0], _ids_given[0] + len(self._v)
-        self._row_ids = np.arange(start, start + len(self._v), dtype=np.int64)
-    return self._row_ids
 
 def _method(*fs):
     "Attach each function `_name` to `Explanation` as the method `name`, documented under that name."

@@ -153,8 +153,8 @@ def load_table_game(path, # a `.npz` file with a `values` array (index = bitmask
     try: f = np.load(Path(path), allow_pickle=False)
     except (OSError, ValueError) as exc:   # missing, a folder, not a numpy file, pickled objects
         raise ValueError(f"cannot read the game file {str(path)!r} (expected a .npz file with a 'values' array): {exc}") from None
+    if not hasattr(f, "files"): raise ValueError(f"{path} is a single numpy array, not a .npz file with a 'values' array")
     with f:
-        if not hasattr(f, "files"): raise ValueError(f"{path} is a single numpy array, not a .npz file with a 'values' array")
         if "values" not in f.files: raise ValueError(f"{path} has no 'values' array")
         return TableGame(f["values"], name=Path(path).stem)
 

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/05_scale_out.ipynb #7d4c03e6
 from __future__ import annotations
-import math, os, re, socket, stat, sys, tempfile, threading, uuid, warnings
+import contextlib, math, os, re, socket, stat, sys, tempfile, threading, uuid, warnings
 from pathlib import Path
 import concurrent.futures as cf
 import numpy as np
@@ -12,9 +12,9 @@ from threadpoolctl import threadpool_limits
 from .validation import check_int, check_coalitions, evaluate_game
 
 # %% auto #0
-__all__ = ['RESUBMISSIONS', 'blas_threads', 'GameEvaluationError', 'PartitionError', 'ExecutorError', 'check_executor',
-           'worker_count', 'split_rows', 'ship', 'evaluate_coalitions', 'explain_rows', 'is_dask_collection',
-           'explain_collection', 'numba_cache_dir', 'SharedSetting', 'ignoring']
+__all__ = ['RESUBMISSIONS', 'GameEvaluationError', 'PartitionError', 'ExecutorError', 'check_executor', 'worker_count',
+           'split_rows', 'ship', 'evaluate_coalitions', 'explain_rows', 'is_dask_collection', 'explain_collection',
+           'numba_cache_dir', 'SharedSetting', 'ignoring', 'blas_threads']
 
 # %% ../../nbs/05_scale_out.ipynb #b7012b36
 class GameEvaluationError(RuntimeError):
@@ -315,12 +315,21 @@ class SharedSetting:
                  apply, # apply(arg) makes the setting and returns a function of no arguments that undoes it
                 ):
         self._apply, self._lock, self._users, self._undo = apply, threading.Lock(), 0, None
+        _SETTINGS.append(self)
+
+    def _after_fork(self):
+        "In a forked child, where the threads holding the setting do not exist: undo it, hold nothing, a fresh lock."
+        if self._users and self._undo is not None: self._undo()
+        self._lock, self._users, self._undo = threading.Lock(), 0, None
 
     def __call__(self,
                  arg=None, # what the first thread in passes to `apply`; later ones find the setting made
                 ):
         "A context manager holding the setting."
         return _Holding(self, arg)
+
+_SETTINGS: list = []   # every SharedSetting, for the fork hook
+if hasattr(os, "register_at_fork"): os.register_at_fork(after_in_child=lambda: [s._after_fork() for s in _SETTINGS])
 
 class _Holding:
     "One thread's use of a SharedSetting."
@@ -342,8 +351,8 @@ def _ignore_filter(what: tuple):
     "Add a filter ignoring warnings of `what` = (category, message); return what removes it (nothing when the user has it already)."
     category, message = what
     entry = ("ignore", re.compile(message, re.I) if message else None, category, None, 0)   # warnings.filters' documented layout
-    if entry in warnings.filters: return lambda: None         # ignored already: nothing to add, nothing to remove
-    warnings.filterwarnings("ignore", message=message, category=category)
+    if warnings.filters and warnings.filters[0] == entry: return lambda: None   # first already: nothing to add or remove
+    warnings.filters.insert(0, entry)                         # first, before the user's (an "error" one included), not moved
     def remove():
         try: warnings.filters.remove(entry)
         except ValueError: pass                               # the filters were reset meanwhile: nothing to remove
@@ -359,9 +368,13 @@ def ignoring(category: type = Warning, # the category of the warnings to hide (i
     with _IGNORING_LOCK: setting = _IGNORING.setdefault((category, message), SharedSetting(_ignore_filter))
     return setting((category, message))
 
-def _limit_blas(limits: int | None):
-    "Limit BLAS to `limits` threads (None: leave it); return what restores the limits."
-    if limits is None: return lambda: None
-    return threadpool_limits(limits=limits, user_api="blas").restore_original_limits
+def _limit_native(limits: int):
+    "Limit the native thread pools (BLAS, OpenMP) to `limits` threads; return what restores them."
+    return threadpool_limits(limits=limits).restore_original_limits
 
-blas_threads = SharedSetting(_limit_blas)   # blas_threads(n): BLAS runs n threads while any thread holds it
+_NATIVE_THREADS = SharedSetting(_limit_native)
+
+def blas_threads(n: int | None, # threads for BLAS and OpenMP while held; None: leave them (and hold nothing)
+                ):
+    "A context manager limiting BLAS and OpenMP to `n` threads while any thread holds it (the first holder's `n` is in force)."
+    return contextlib.nullcontext() if n is None else _NATIVE_THREADS(n)

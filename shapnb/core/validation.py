@@ -153,7 +153,9 @@ def real_array(x,         # an array-like of real numbers (a scalar counts as a 
     "`x` as a float array: ValueError naming `name` for None, complex values, text or anything else not numeric (numpy would drop an imaginary part, parse text, read None as NaN)."
     if x is None: raise ValueError(f"{name} must be numeric, got None")
     if np.iscomplexobj(check_dense(x, name)): raise ValueError(f"{name} must hold real numbers, got complex values")
-    if np.asarray(x).dtype.kind in "SU": raise ValueError(f"{name} must be numeric, got text (np.asarray reads {name} as {np.asarray(x).dtype})")
+    as_read = np.asarray(x)
+    text = as_read.dtype.kind in "SU" or (as_read.dtype == object and any(isinstance(v, (str, bytes)) for v in as_read.flat))
+    if text: raise ValueError(f"{name} must be numeric, got text (numpy would parse it: {as_read.flat[0]!r}, ...)")
     try: return np.asarray(x, dtype=float)
     except (TypeError, ValueError) as exc: raise ValueError(f"{name} must be numeric: {exc}") from None
 

@@ -247,6 +247,7 @@ class TreeEnsemble:
     sparse_floats = False  # likewise: sparse matrices of any number type were read
     integer_dtype = None   # likewise: integer arrays were cast as `input_dtype`
     lists_as_float64 = False   # likewise: a list was read as numpy reads it
+    frames_as_array = False    # likewise: a frame's integer columns were cast on their own
 
     def __setstate__(self, state):
         "Unpickle; an ensemble pickled before the per-node path arrays were kept gets them now."
@@ -271,7 +272,8 @@ class TreeEnsemble:
                  sparse_missing: bool = True,               # whether the model's own predict takes NaN stored in a sparse matrix (scikit-learn's trees refuse it)
                  sparse_floats: bool = False,               # whether the model's own predict takes only float32 and float64 sparse matrices (LightGBM)
                  integer_dtype=None,                        # how the library casts an integer array before comparing (LightGBM: np.float32); None: input_dtype
-                 lists_as_float64: bool = False,            # whether the library reads a list of numbers as floats, np.asarray(X, float) (scikit-learn), not as numpy's int64
+                 lists_as_float64: bool = False,            # whether the library reads a list of numbers as floats, np.asarray(X, float) (scikit-learn, CatBoost), not as numpy's int64
+                 frames_as_array: bool = False,             # whether the library reads a frame as one array of its common dtype (scikit-learn), not column by column
                 ):
         if not isinstance(trees, (list, tuple)) or not trees: raise ValueError("the model has no trees; expected a non-empty list of node-array dicts")
         for i, t in enumerate(trees):
@@ -305,6 +307,8 @@ class TreeEnsemble:
         self.integer_dtype = None if integer_dtype is None else np.dtype(integer_dtype).type
         if not isinstance(lists_as_float64, (bool, np.bool_)): raise TypeError(f"lists_as_float64 must be True or False, got {lists_as_float64!r}")
         self.lists_as_float64 = bool(lists_as_float64)
+        if not isinstance(frames_as_array, (bool, np.bool_)): raise TypeError(f"frames_as_array must be True or False, got {frames_as_array!r}")
+        self.frames_as_array = bool(frames_as_array)
         if isinstance(zero_below, (bool, np.bool_)) or not np.isscalar(zero_below) or not (0 <= zero_below < np.inf):
             raise ValueError(f"zero_below must be a finite number >= 0, got {zero_below!r}")
         self.zero_below = float(zero_below)
@@ -383,6 +387,9 @@ class TreeEnsemble:
                 what: str = "X", # the argument's name, used in error messages
                ):
         "`X` with its columns in the model's order: a frame or Series matched by name, sparse rows densified, arrays width-checked."
+        if self.lists_as_float64 and isinstance(X, (list, tuple)):   # an id above 2**53 rounds as the library rounds it
+            try: X = np.asarray(X, dtype=np.float64)
+            except (TypeError, ValueError): pass              # text or ragged: refused below as it is
         if _is_sparse(X):
             if self.sparse_absent is None:
                 raise TypeError(f"{what} is a sparse matrix ({type(X).__name__}); sparse rows of {self.source} models are not "
@@ -445,11 +452,15 @@ class TreeEnsemble:
                              + (f"; the columns {text} hold text: pass them as pandas categoricals, as at fit" if text else ""))
         out = np.empty(X.shape, np.float64)
         mapping = dict(zip(categorical, self.pandas_categorical or [])) if lightgbm else {}
+        integers = None                                          # each integer column cast to input_dtype on its own
+        if self.frames_as_array and all(isinstance(d, np.dtype) for d in X.dtypes):   # scikit-learn: one array of the common dtype
+            common = np.result_type(*X.dtypes)
+            if common.kind == "f": integers = common.type      # an int next to a float column goes through that float
         for j in range(X.shape[1]):
             if j in mapping:                                     # LightGBM: the j-th categorical column, its stored categories
                 codes = X.iloc[:, j].cat.set_categories(mapping[j]).cat.codes.to_numpy().astype(np.float64)
                 out[:, j] = np.where(codes >= 0, codes, np.nan)
-            else: out[:, j] = self._column(X.iloc[:, j], j, columns[j], what, by_value=not lightgbm)
+            else: out[:, j] = self._column(X.iloc[:, j], j, columns[j], what, by_value=not lightgbm, integers=integers)
         return out
 
     def _array_rows(self, X: np.ndarray, what: str) -> np.ndarray:
@@ -486,9 +497,6 @@ class TreeEnsemble:
                 what: str = "X", # the argument's name, used in error messages
                ):
         "Rows as a float64 (n, p) array cast as the model casts them, the column names (or None), and whether X was one row."
-        if self.lists_as_float64 and isinstance(X, (list, tuple)):   # an id above 2**53 rounds as the library rounds it
-            try: X = np.asarray(X, dtype=np.float64)
-            except (TypeError, ValueError): pass              # text or ragged: refused below as it is
         X = self.matched(X, what)
         names, single = None, is_series(X) or (not is_frame(X) and np.ndim(X) == 1)
         if is_series(X):
@@ -595,7 +603,7 @@ def _from_sklearn_trees(model) -> TreeEnsemble:
     k = trees[0]["value"].shape[1]
     return TreeEnsemble(trees, np.zeros(k), model.n_features_in_, np.float32, feature_names=model_feature_names(model),
                         sparse_absent=0.0, source="scikit-learn", takes_missing=_sklearn_takes_missing(model),
-                        takes_infinite=False, sparse_missing=False, lists_as_float64=True)
+                        takes_infinite=False, sparse_missing=False, lists_as_float64=True, frames_as_array=True)
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #cf8fd24a
 def _from_sklearn_gbm(model) -> TreeEnsemble:
@@ -616,7 +624,7 @@ def _from_sklearn_gbm(model) -> TreeEnsemble:
             trees.append(_sklearn_tree(model.estimators_[i, c].tree_, model.learning_rate, False)); outputs.append(c)
     return TreeEnsemble(trees, base, model.n_features_in_, np.float32, outputs, model_feature_names(model),
                         sparse_absent=0.0, source="scikit-learn GradientBoosting", takes_missing=_sklearn_takes_missing(model),
-                        takes_infinite=False, sparse_missing=False, lists_as_float64=True)
+                        takes_infinite=False, sparse_missing=False, lists_as_float64=True, frames_as_array=True)
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #08db87bd
 def _isolation_path_length(n) -> np.ndarray:
@@ -642,7 +650,7 @@ def _from_sklearn_isolation(model) -> TreeEnsemble:
         trees.append(tree)
     return TreeEnsemble(trees, np.zeros(1), model.n_features_in_, np.float32, feature_names=model_feature_names(model),
                         sparse_absent=0.0, source="scikit-learn IsolationForest", takes_missing=_sklearn_takes_missing(model),
-                        lists_as_float64=True)
+                        lists_as_float64=True, frames_as_array=True)
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #f69e6666
 def _hist_layout(model):
@@ -1030,7 +1038,8 @@ def _from_catboost(model) -> TreeEnsemble:
         categorical[f] = CategoryCodes(tuple(order), in_arrays=True, unknown="missing",
                                        hasher=_CatBoostHashes(model, f, p, categorical_indices, probes.get(f, [])))
     return TreeEnsemble(trees, bias, p, np.float32, None if k > 1 else np.zeros(len(trees), np.int64),
-                        model_feature_names(model), categorical=categorical, sparse_absent=None, source="CatBoost")
+                        model_feature_names(model), categorical=categorical, sparse_absent=None, source="CatBoost",
+                        lists_as_float64=True)
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #7774b45c
 def tree_ensemble(model,                # a fitted scikit-learn DecisionTree, RandomForest, ExtraTrees, (Hist)GradientBoosting, IsolationForest, XGBoost, LightGBM or CatBoost model, or a TreeEnsemble
