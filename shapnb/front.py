@@ -204,7 +204,7 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
             **options,                  # passed to the underlying method: kernel_shap, surrogate_shap, gp_surrogate_shap, shapleig, or the explainer's constructor
            ) -> Explanation:                # values (n, p), or (n, p, k) for k outputs, with base values and names; the estimators' with standard errors
     "Shapley values of a model's rows `X` or of a game on `p` players, by the best or the named `method` (keyword `options` go to it)."
-    if method not in METHODS: raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    if not isinstance(method, str) or method not in METHODS: raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
     if asked := sorted({"index", "order", "interactions"} & set(options)):
         raise TypeError(f"explain computes Shapley values and takes no {', '.join(map(repr, asked))}: for semivalues and "
                         "interactions call the exact explainers, TreeExplainer(model, data).semivalues(X, index) or "

@@ -60,6 +60,9 @@ CASES = [
     (lambda: load_table_game(None), TypeError, "path must be a file name or a Path"),
     (lambda: load_table_game("/no/such/game.npz"), ValueError, "cannot read the game file"),
     (lambda: TableGame(np.array(["0.5"] * 4)), ValueError, "must be numeric, got text"),
+    (lambda: kernel_shap(game, 4, 12, bootstrap=np.array(["symmetric"])), ValueError, "unknown bootstrap"),   # a choice as an array
+    (lambda: surrogate_shap(game, 4, 14, correction=np.array([])), ValueError, "correction must be one of"),
+    (lambda: shapleig(game, 4, 12, selection=np.array(["eig"])), ValueError, "selection must be one of"),
 ]
 
 

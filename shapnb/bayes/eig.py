@@ -133,7 +133,7 @@ def select_batch(posterior: ShapleyPosterior, # the Shapley posterior given the 
     "Indices of `q` distinct rows of `Z` chosen greedily, each maximising `criterion` given the previous picks."
     if not isinstance(posterior, ShapleyPosterior):
         raise TypeError(f"posterior must be a ShapleyPosterior, got {type(posterior).__name__}")
-    if criterion not in ("eig", "variance"): raise ValueError(f"criterion must be 'eig' or 'variance', got {criterion!r}")
+    if not isinstance(criterion, str) or criterion not in ("eig", "variance"): raise ValueError(f"criterion must be 'eig' or 'variance', got {criterion!r}")
     Z = check_coalitions(Z, posterior.hyper.n_players)
     q = check_int(q, "q (the batch size)", minimum=1, maximum=len(Z))
     hyper = posterior.hyper

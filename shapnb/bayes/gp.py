@@ -378,7 +378,7 @@ KERNEL_TIE = 1e-3   # scores (per observation) within this relative margin of th
 def kernel_options(name: str, # one of KERNEL_CHOICES
                   ) -> dict:
     "The `fit_hamming_gp` options (`ard`, `size`) of the kernel called `name`."
-    if name not in KERNEL_CHOICES: raise ValueError(f"kernel must be one of {KERNEL_CHOICES}, got {name!r}")
+    if not isinstance(name, str) or name not in KERNEL_CHOICES: raise ValueError(f"kernel must be one of {KERNEL_CHOICES}, got {name!r}")
     return dict(ard=name == "ard", size=name == "size")
 
 def n_hyperparameters(name: str, # one of KERNEL_CHOICES
@@ -434,7 +434,7 @@ def fit_kernel_choice(X,                                   # observed coalitions
     kernels = tuple(kernels)
     if not kernels or len(set(kernels)) != len(kernels): raise ValueError(f"kernels must be distinct names, got {kernels!r}")
     for k in kernels: kernel_options(k)
-    if criterion not in CRITERIA: raise ValueError(f"criterion must be one of {CRITERIA}, got {criterion!r}")
+    if not isinstance(criterion, str) or criterion not in CRITERIA: raise ValueError(f"criterion must be one of {CRITERIA}, got {criterion!r}")
     init = {} if init is None else dict(init)
     if max_iter is not None: check_int(max_iter, "max_iter", minimum=1)
     shift, scale = _standardisation(y)

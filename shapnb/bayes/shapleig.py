@@ -44,7 +44,7 @@ def _check_options(p, budget, n_initial, selection, batch_size, n_candidates, re
     if budget < n_initial:
         raise ValueError(f"budget={budget} is smaller than the initial design n_initial={n_initial}; "
                          "raise the budget or pass a smaller n_initial")
-    if selection not in SELECTIONS: raise ValueError(f"selection must be one of {SELECTIONS}, got {selection!r}")
+    if not isinstance(selection, str) or selection not in SELECTIONS: raise ValueError(f"selection must be one of {SELECTIONS}, got {selection!r}")
     if not (isinstance(refit, str) and refit == "always" or isinstance(refit, numbers.Real)
             and not isinstance(refit, (bool, np.bool_)) and np.isfinite(float(refit)) and refit > 0):
         raise ValueError(f"refit must be 'always' or a positive growth factor, got {refit!r}")
@@ -90,8 +90,8 @@ RESELECT = 0.5    # kernel="auto" compares the kernels again once the data grew 
 
 def _check_kernel(kernel, criterion, reselect=RESELECT):
     "Validate shapleig's kernel option, its criterion and its reselection growth factor."
-    if kernel not in KERNELS: raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
-    if criterion not in CRITERIA: raise ValueError(f"kernel_criterion must be one of {CRITERIA}, got {criterion!r}")
+    if not isinstance(kernel, str) or kernel not in KERNELS: raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
+    if not isinstance(criterion, str) or criterion not in CRITERIA: raise ValueError(f"kernel_criterion must be one of {CRITERIA}, got {criterion!r}")
     if not (isinstance(reselect, str) and reselect == "always" or isinstance(reselect, numbers.Real)
             and not isinstance(reselect, (bool, np.bool_)) and np.isfinite(float(reselect)) and reselect >= 0):
         raise ValueError(f"reselect must be 'always' or a non-negative growth factor, got {reselect!r}")

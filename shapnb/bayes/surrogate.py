@@ -27,9 +27,9 @@ GP_KERNELS = ("auto",) + tuple(KERNEL_CHOICES)    # "auto": chosen by `criterion
 # %% ../../nbs/35_gp_surrogate.ipynb #092ad986
 def _check_gp_options(kernel, criterion, hyper_fit, noise):
     "Validate the GP surrogate's options (ValueError with the allowed values)."
-    if kernel not in GP_KERNELS: raise ValueError(f"kernel must be one of {GP_KERNELS}, got {kernel!r}")
-    if criterion not in CRITERIA: raise ValueError(f"criterion must be one of {CRITERIA}, got {criterion!r}")
-    if hyper_fit not in HYPER_FITS: raise ValueError(f"hyper_fit must be one of {HYPER_FITS}, got {hyper_fit!r}")
+    if not isinstance(kernel, str) or kernel not in GP_KERNELS: raise ValueError(f"kernel must be one of {GP_KERNELS}, got {kernel!r}")
+    if not isinstance(criterion, str) or criterion not in CRITERIA: raise ValueError(f"criterion must be one of {CRITERIA}, got {criterion!r}")
+    if not isinstance(hyper_fit, str) or hyper_fit not in HYPER_FITS: raise ValueError(f"hyper_fit must be one of {HYPER_FITS}, got {hyper_fit!r}")
     check_noise(noise)
 
 # %% ../../nbs/35_gp_surrogate.ipynb #81dfd5ca

@@ -99,7 +99,7 @@ def replicate_multiplicities(design: CoalitionDesign, # the design whose units a
                              rng,                     # numpy Generator, or a seed for one
                             ) -> np.ndarray:
     "Bootstrap multiplicities `(n_boot, n_units)` of the design's units for `method`."
-    if method not in BOOTSTRAPS[:3]: raise ValueError(f"unknown bootstrap {method!r}; use one of {BOOTSTRAPS[:3]}")
+    if not isinstance(method, str) or method not in BOOTSTRAPS[:3]: raise ValueError(f"unknown bootstrap {method!r}; use one of {BOOTSTRAPS[:3]}")
     n_boot = check_int(n_boot, "n_boot", minimum=2, maximum=MAX_REPLICATES)
     rng = random_generator(rng)
     n_units = design.n_units
@@ -229,7 +229,7 @@ def check_bootstrap(method,            # one of BOOTSTRAPS, "auto", or None for 
                     progress=None,     # True, False or None (a bar only for long runs, see PROGRESS_WORK)
                    ) -> None:
     "Check the options of a bootstrap (ValueError or TypeError naming the bad one)."
-    if method is not None and method not in BOOTSTRAPS + ("auto",):
+    if method is not None and (not isinstance(method, str) or method not in BOOTSTRAPS + ("auto",)):
         raise ValueError(f"unknown bootstrap {method!r}; use one of {BOOTSTRAPS + ('auto',)} or None")
     if method in BOOTSTRAPS[:3] + ("auto",): check_int(n_boot, "n_boot", minimum=2, maximum=MAX_REPLICATES)
     if progress is not None and not isinstance(progress, (bool, np.bool_)):

@@ -271,8 +271,8 @@ def check_surrogate_options(n_folds: int,        # folds K of the cross-fitting,
                            ) -> tuple[int, int]:
     "(n_folds, n_boot) checked, with the correction and the bootstrap: a ValueError or TypeError naming the bad option."
     n_folds = check_int(n_folds, "n_folds", minimum=2)
-    if correction not in CORRECTIONS: raise ValueError(f"correction must be one of {CORRECTIONS}, got {correction!r}")
-    if bootstrap not in ("auto", "symmetric", None): raise ValueError(f"bootstrap must be 'auto', 'symmetric' or None, got {bootstrap!r}")
+    if not isinstance(correction, str) or correction not in CORRECTIONS: raise ValueError(f"correction must be one of {CORRECTIONS}, got {correction!r}")
+    if bootstrap is not None and (not isinstance(bootstrap, str) or bootstrap not in ("auto", "symmetric")): raise ValueError(f"bootstrap must be 'auto', 'symmetric' or None, got {bootstrap!r}")
     return n_folds, check_int(n_boot, "n_boot", minimum=2, maximum=MAX_REPLICATES)
 
 def surrogate_shap(game,                      # callable on a boolean (k, p) coalition matrix, returning k floats

@@ -56,7 +56,7 @@ class TreeExplainer:
         if feature_perturbation in SHAP_MODEL_OUTPUTS:             # shap's third argument is model_output
             raise ValueError(f"feature_perturbation={feature_perturbation!r} is one of shap's model_output values: shap's third "
                              "argument is model_output, shapnb's is feature_perturbation; pass both by name")
-        if feature_perturbation not in ("auto", "tree_path_dependent", "interventional"):
+        if not isinstance(feature_perturbation, str) or feature_perturbation not in ("auto", "tree_path_dependent", "interventional"):
             raise ValueError("feature_perturbation must be 'auto', 'tree_path_dependent' or 'interventional'; "
                              f"got {feature_perturbation!r}")
         if model_output != "raw":

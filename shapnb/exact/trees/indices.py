@@ -551,7 +551,7 @@ def _prepare(ensemble, X, background, prepared):
 # %% ../../../nbs/12b_tree_indices.ipynb #65b94a5e
 def _check_kernel(kernel):
     "One of KERNELS."
-    if kernel not in KERNELS: raise ValueError(f"kernel must be one of {KERNELS}; got {kernel!r}")
+    if not isinstance(kernel, str) or kernel not in KERNELS: raise ValueError(f"kernel must be one of {KERNELS}; got {kernel!r}")
     return kernel
 
 # %% ../../../nbs/12b_tree_indices.ipynb #73509ca8

@@ -677,7 +677,7 @@ def pathwise_values(ensemble: TreeEnsemble,  # the model, `tree_ensemble(model)`
     trees = np.ones(len(e.roots), bool) if trees is None else np.asarray(trees)
     if trees.dtype != bool or trees.shape != e.roots.shape:
         raise ValueError(f"trees must be a boolean mask of shape ({len(e.roots)},); got {trees.dtype} of shape {trees.shape}")
-    if method not in ("auto", "bitset", "pairs"): raise ValueError(f"method must be 'auto', 'bitset' or 'pairs'; got {method!r}")
+    if not isinstance(method, str) or method not in ("auto", "bitset", "pairs"): raise ValueError(f"method must be 'auto', 'bitset' or 'pairs'; got {method!r}")
     interventional = background is not None
     if interventional:
         background = e.rows(background, prepared, "background")
