@@ -348,7 +348,7 @@ class _Holding:
 
 # %% ../../nbs/05_scale_out.ipynb #14b77128
 def _ignore_filter(what: tuple):
-    "Add a filter ignoring warnings of `what` = (category, message); return what removes it (nothing when the user has it already)."
+    "Put a filter ignoring warnings of `what` = (category, message) first; return what removes it (nothing when it is first already)."
     category, message = what
     entry = ("ignore", re.compile(message, re.I) if message else None, category, None, 0)   # warnings.filters' documented layout
     if warnings.filters and warnings.filters[0] == entry: return lambda: None   # first already: nothing to add or remove
@@ -365,7 +365,9 @@ def ignoring(category: type = Warning, # the category of the warnings to hide (i
              message: str = "",        # a regular expression their message starts with ("" for any message)
             ):
     "A context manager hiding warnings of `category` (and `message`) while any thread holds it; it removes only the filter it added."
-    with _IGNORING_LOCK: setting = _IGNORING.setdefault((category, message), SharedSetting(_ignore_filter))
+    with _IGNORING_LOCK:                                      # one setting per (category, message), made once
+        setting = _IGNORING.get((category, message))
+        if setting is None: setting = _IGNORING[category, message] = SharedSetting(_ignore_filter)
     return setting((category, message))
 
 def _limit_native(limits: int):
