@@ -236,3 +236,33 @@ def test_a_copy_made_before_any_selection_is_the_same_estimate():
     for make_copy in (lambda e: pickle.loads(pickle.dumps(e)), copy.deepcopy):
         e = Explanation(np.ones((1, 2)), se=np.full((1, 2), 0.2), method="kernelshap")
         np.testing.assert_allclose(stack([e, make_copy(e)]).mean(0).se, [0.2, 0.2])
+
+
+def test_a_copy_of_a_mean_over_rows_is_the_same_estimate():
+    "A mean over rows gets its id when it is made, so a pickled copy of it stacked with it is one estimate twice."
+    import pickle
+    from shapnb.core.explanation import stack
+    m = Explanation(np.ones((2, 2)), se=np.full((2, 2), 0.2), method="kernelshap").mean(0)
+    np.testing.assert_allclose(stack([m, pickle.loads(pickle.dumps(m))]).mean(0).se, m.se)
+
+
+def test_a_shared_setting_held_across_a_fork_is_undone_once_in_the_child():
+    "A child forked inside `with ignoring(...)` leaves the block as a no-op, and later uses there work again."
+    import os, warnings
+    from shapnb.core.scale import ignoring
+    class Hushed(UserWarning): pass
+    read, write = os.pipe()
+    with ignoring(Hushed):
+        pid = os.fork()                                      # the child leaves this block too: a no-op there
+    if pid == 0:                                             # the child, after its block
+        ok = False
+        try:
+            with warnings.catch_warnings(record=True) as seen:
+                warnings.simplefilter("always")
+                with ignoring(Hushed): warnings.warn("hidden", Hushed)
+                warnings.warn("shown", Hushed)
+            ok = [str(w.message) for w in seen] == ["shown"]
+        finally:
+            os.write(write, b"1" if ok else b"0"); os._exit(0)
+    os.waitpid(pid, 0)
+    assert os.read(read, 1) == b"1"

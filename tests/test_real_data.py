@@ -1058,6 +1058,10 @@ def test_integer_ids_are_rounded_as_each_library_rounds_them():
     ex2 = TreeExplainer(tree2, np.c_[Xtr, np.zeros(len(Xtr))])
     np.testing.assert_allclose(_sums(ex2, mixed), tree2.predict(mixed), atol=1e-9)
     np.testing.assert_allclose(ex2(mixed).values.sum(-1) + ex2.expected_value, tree2.predict(mixed), atol=1e-9)
+    # ... but a frame with a bool column column by column (the id rounds once), and one with an object column through Python floats
+    for extra in (pd.Series([True]), pd.Series([0.0], dtype=object)):
+        other = pd.DataFrame({"id": Xb[:, 0], "x": extra})
+        np.testing.assert_allclose(_sums(ex2, other), tree2.predict(other), atol=1e-9)
     listed = [[int(Xb[0, 0])]]                                 # a list of Python ints: scikit-learn reads it through floats
     ex1 = TreeExplainer(tree, Xtr)
     for values in (_sums(ex1, listed), ex1(listed).values.sum(-1) + ex1.expected_value):   # shap_values and __call__ alike

@@ -374,7 +374,9 @@ def _reduce(self, axis, total: bool) -> Explanation:
     new = _derive(self, v, base, se, sd, data, features, outputs, rows=self._rows and name != "rows",
                   multi=self._multi and name != "outputs", feature_axis=self._feature_axis and name != "features",
                   n_evals=n_evals, details=_index_only(self))   # a mean of Banzhaf values is still Banzhaf's
-    if name == "rows": new._pooled, new._row_ids = ("sum" if total else "mean"), None   # one new estimate from them all
+    if name == "rows":                                       # one new estimate from them all, with its own id now
+        new._pooled, new._row_ids = ("sum" if total else "mean"), None
+        _estimates(new)
     return new
 
 def _mean(self,

@@ -314,13 +314,13 @@ class SharedSetting:
     def __init__(self,
                  apply, # apply(arg) makes the setting and returns a function of no arguments that undoes it
                 ):
-        self._apply, self._lock, self._users, self._undo = apply, threading.Lock(), 0, None
+        self._apply, self._lock, self._users, self._undo, self._generation = apply, threading.Lock(), 0, None, 0
         _SETTINGS.append(self)
 
     def _after_fork(self):
-        "In a forked child, where the threads holding the setting do not exist: undo it, hold nothing, a fresh lock."
+        "In a forked child, where the other threads holding the setting do not exist: undo it, hold nothing, a fresh lock; a use begun before the fork ends as a no-op."
         if self._users and self._undo is not None: self._undo()
-        self._lock, self._users, self._undo = threading.Lock(), 0, None
+        self._lock, self._users, self._undo, self._generation = threading.Lock(), 0, None, self._generation + 1
 
     def __call__(self,
                  arg=None, # what the first thread in passes to `apply`; later ones find the setting made
@@ -339,10 +339,12 @@ class _Holding:
         with s._lock:
             if s._users == 0: s._undo = s._apply(self.arg)
             s._users += 1
+            self.generation = s._generation
         return self
     def __exit__(self, *exc):
         s = self.setting
         with s._lock:
+            if self.generation != s._generation: return          # entered before a fork, left in the child: undone there already
             s._users -= 1
             if s._users == 0: undo, s._undo = s._undo, None; undo()
 
@@ -371,12 +373,12 @@ def ignoring(category: type = Warning, # the category of the warnings to hide (i
     return setting((category, message))
 
 def _limit_native(limits: int):
-    "Limit the native thread pools (BLAS, OpenMP) to `limits` threads; return what restores them."
-    return threadpool_limits(limits=limits).restore_original_limits
+    "Limit BLAS to `limits` threads; return what restores it."
+    return threadpool_limits(limits=limits, user_api="blas").restore_original_limits
 
 _NATIVE_THREADS = SharedSetting(_limit_native)
 
-def blas_threads(n: int | None, # threads for BLAS and OpenMP while held; None: leave them (and hold nothing)
+def blas_threads(n: int | None, # threads for BLAS while held; None: leave them (and hold nothing)
                 ):
-    "A context manager limiting BLAS and OpenMP to `n` threads while any thread holds it (the first holder's `n` is in force)."
+    "A context manager limiting BLAS to `n` threads while any thread holds it (the first holder's `n` is in force)."
     return contextlib.nullcontext() if n is None else _NATIVE_THREADS(n)

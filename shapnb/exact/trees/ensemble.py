@@ -453,9 +453,10 @@ class TreeEnsemble:
         out = np.empty(X.shape, np.float64)
         mapping = dict(zip(categorical, self.pandas_categorical or [])) if lightgbm else {}
         integers = None                                          # each integer column cast to input_dtype on its own
-        if self.frames_as_array and all(isinstance(d, np.dtype) for d in X.dtypes):   # scikit-learn: one array of the common dtype
-            common = np.result_type(*X.dtypes)
+        if self.frames_as_array and all(isinstance(d, np.dtype) and d.kind != "b" for d in X.dtypes):   # scikit-learn: one array
+            common = np.result_type(*X.dtypes)                  # of the common dtype (a bool column: column by column, as it does)
             if common.kind == "f": integers = common.type      # an int next to a float column goes through that float
+            elif common.kind == "O": integers = np.float64     # next to an object column: through Python floats
         for j in range(X.shape[1]):
             if j in mapping:                                     # LightGBM: the j-th categorical column, its stored categories
                 codes = X.iloc[:, j].cat.set_categories(mapping[j]).cat.codes.to_numpy().astype(np.float64)
