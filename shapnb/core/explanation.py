@@ -68,7 +68,7 @@ class Explanation:
     _folded = False        # True for `e.abs`: values |φ| whose spread bounds their error (see `abs` below)
     _partial = False       # True once some features were left out (`e[:, ["bmi", "s5"]]`): the rest no longer adds up to f(x)
     _pooled = None         # "mean" or "sum" for a reduction over rows: its data are the rows' means, not one row's values
-    _row_ids = None        # per row, the estimate it holds (see `_estimates`); None until first asked for
+    _row_ids = None        # per row, the estimate it holds (see `_estimates`); None only in one unpickled from before the ids
     def __init__(self,
                  values,               # (p,), (n, p), (n, p, k), or (p, k) when output_names is given
                  base_values=0.0,      # v(∅) of each row and output; a scalar (or (k,)) broadcasts

@@ -9,7 +9,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 from ...core.quadrature import exact_nodes, product_shapley
-from ...core.validation import check_int, check_coalitions
+from ...core.validation import check_bool, check_int, check_coalitions
 from ...core.tabular import is_frame, is_series, match_columns, model_feature_names
 
 # %% auto #0
@@ -295,20 +295,12 @@ class TreeEnsemble:
             raise ValueError(f"categorical must hold one CategoryCodes or None per feature ({self.n_features})")
         self.categorical = list(categorical) if categorical is not None and any(c is not None for c in categorical) else None
         self.missing_value, self.sparse_absent, self.source = float(missing_value), sparse_absent, source
-        if not isinstance(takes_missing, (bool, np.bool_)): raise TypeError(f"takes_missing must be True or False, got {takes_missing!r}")
-        self.takes_missing = bool(takes_missing)
-        if not isinstance(takes_infinite, (bool, np.bool_)): raise TypeError(f"takes_infinite must be True or False, got {takes_infinite!r}")
-        self.takes_infinite = bool(takes_infinite)
-        for name, flag in (("sparse_missing", sparse_missing), ("sparse_floats", sparse_floats)):
-            if not isinstance(flag, (bool, np.bool_)): raise TypeError(f"{name} must be True or False, got {flag!r}")
-        self.sparse_missing, self.sparse_floats = bool(sparse_missing), bool(sparse_floats)
+        flags = dict(takes_missing=takes_missing, takes_infinite=takes_infinite, sparse_missing=sparse_missing,
+                     sparse_floats=sparse_floats, lists_as_float64=lists_as_float64, frames_as_array=frames_as_array)
+        for name, flag in flags.items(): setattr(self, name, check_bool(flag, name))   # how the library reads rows
         if integer_dtype is not None and np.dtype(integer_dtype) not in (np.float32, np.float64):
             raise ValueError(f"integer_dtype must be np.float32, np.float64 or None; got {integer_dtype!r}")
         self.integer_dtype = None if integer_dtype is None else np.dtype(integer_dtype).type
-        if not isinstance(lists_as_float64, (bool, np.bool_)): raise TypeError(f"lists_as_float64 must be True or False, got {lists_as_float64!r}")
-        self.lists_as_float64 = bool(lists_as_float64)
-        if not isinstance(frames_as_array, (bool, np.bool_)): raise TypeError(f"frames_as_array must be True or False, got {frames_as_array!r}")
-        self.frames_as_array = bool(frames_as_array)
         if isinstance(zero_below, (bool, np.bool_)) or not np.isscalar(zero_below) or not (0 <= zero_below < np.inf):
             raise ValueError(f"zero_below must be a finite number >= 0, got {zero_below!r}")
         self.zero_below = float(zero_below)
