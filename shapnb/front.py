@@ -15,7 +15,7 @@ from .exact.kernels import ProductKernelExplainer, kernel_expansion
 from .sampling.kernelshap import kernel_shap
 from .sampling.surrogate import surrogate_shap
 from .sampling.regression import UnderdeterminedWarning
-from .core.explanation import Explanation, progress as progress_bar
+from .core.explanation import Explanation, progress as progress_bar, _names as checked_names
 
 # %% auto #0
 __all__ = ['METHODS', 'AUTO_EXACT_MAX_PLAYERS', 'PROGRESS_ROWS', 'explain']
@@ -227,6 +227,7 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
             hint = "; to explain a model's predictions pass rows X (and data)" if hasattr(model_or_game, "predict") else ""
             raise ValueError(f"a game must be callable on a (k, p) boolean coalition matrix{hint}")
         p = check_n_players(p)
+        if feature_names is not None: checked_names("feature_names", feature_names, p, "x")   # before any evaluation
         if method in ("tree", "kernel"): raise ValueError(f"method={method!r} explains a model: pass rows X, not p")
         if data is not None: raise ValueError("data is the background of a model; a game takes none")
         if method == "auto":                 # exact for small games, unless a budget below 2^p is given: it is kept to
@@ -252,6 +253,7 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
     if feature_names is None:
         feature_names = ([str(c) for c in X.columns] if is_frame(X) else model_feature_names(model_or_game)
                          or ([str(c) for c in data.columns] if is_frame(data) else None))
+    if feature_names is not None: checked_names("feature_names", feature_names, X.shape[1], "x")   # before any prediction
     asked = method
     if method == "auto":
         not_tree = _refusal(tree_ensemble, model_or_game)

@@ -26,6 +26,8 @@ def _names(name: str, names, n: int, prefix: str) -> list[str]:
     if isinstance(names, str): raise ValueError(f"{name} must be a list of {n} names, not one string {names!r}")
     names = [str(s) for s in names]
     if len(names) != n: raise ValueError(f"{name} must have {n} entries, got {len(names)}")
+    repeated = sorted({s for s in names if names.count(s) > 1})
+    if repeated: raise ValueError(f"{name} must be distinct (as strings), but {repeated} occur more than once: a name would not say which one it is")
     return names
 
 # %% ../../nbs/04_explanation.ipynb #deb2b881
