@@ -1108,6 +1108,11 @@ def test_text_masked_and_record_arrays_are_refused():
     X = rng.normal(size=(100, 3))
     ex = TreeExplainer(xgb.XGBRegressor(n_estimators=5).fit(X, X[:, 0]), X[:20])
     with pytest.raises(ValueError, match="it holds text"): ex.shap_values(np.array([["0.5", "2", "1"]]))
+    frame = pd.DataFrame(X[:3], columns=list("abc"))
+    framed = TreeExplainer(xgb.XGBRegressor(n_estimators=5).fit(frame, X[:, 0][:3]), frame)
+    for text in (frame.astype(str), frame.astype(str).astype(object), frame.assign(b=frame.b.astype(str).astype("string"))):
+        with pytest.raises(ValueError, match=r"column '[ab]' holds text .* the model's feature [01] is numeric"): framed.shap_values(text)
+    assert np.isfinite(framed.shap_values(frame.astype(object))).all()   # numbers held as objects are still numbers
     with pytest.raises(TypeError, match="masked array"): ex.shap_values(np.ma.masked_array([[0.5, 2.0, 1.0]], mask=[[0, 1, 0]]))
     record = np.zeros(4, dtype=[("a", float), ("b", float), ("c", float)])
     with pytest.raises(TypeError, match=r"structured \(record\) array with fields \['a', 'b', 'c'\]"): ex.shap_values(record)
