@@ -11,7 +11,7 @@ from .core.validation import check_bool, check_int, check_n_players, random_gene
 from .core.tabular import is_frame, is_series, model_feature_names, match_columns, match_frames
 from .core.scale import ignoring
 from .exact.trees import TreeExplainer, tree_ensemble
-from .exact.kernels import ProductKernelExplainer, kernel_expansion
+from .exact.kernels import ProductKernelExplainer, kernel_pipeline
 from .sampling.kernelshap import kernel_shap
 from .sampling.surrogate import surrogate_shap
 from .sampling.regression import UnderdeterminedWarning
@@ -257,7 +257,7 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
     asked = method
     if method == "auto":
         not_tree = _refusal(tree_ensemble, model_or_game)
-        not_kernel = not_tree and _refusal(kernel_expansion, model_or_game)
+        not_kernel = not_tree and _refusal(kernel_pipeline, model_or_game)
         method = "tree" if not not_tree else "kernel" if not not_kernel else "kernelshap"
         tree_library = type(model_or_game).__module__.startswith(("xgboost", "lightgbm", "catboost", "sklearn.ensemble", "sklearn.tree"))
         if method == "kernelshap" and data is None:

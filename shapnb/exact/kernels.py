@@ -18,9 +18,10 @@ from ..core.tabular import model_feature_names, match_columns, float_rows, is_se
 from ..core.explanation import Explanation
 
 # %% auto #0
-__all__ = ['BLOCK_ELEMENTS', 'CACHE_ELEMENTS', 'M_START', 'SUPPORTED_KERNELS', 'ProductKernelGame', 'kernel_game_shapley',
-           'feature_kernel_factors', 'product_kernel_shapley', 'interventional_kernel_shapley', 'background_mean',
-           'kernel_game_semivalues', 'kernel_game_interactions', 'kernel_expansion', 'ProductKernelExplainer']
+__all__ = ['BLOCK_ELEMENTS', 'CACHE_ELEMENTS', 'M_START', 'SUPPORTED_KERNELS', 'PER_FEATURE_STEPS', 'ProductKernelGame',
+           'kernel_game_shapley', 'feature_kernel_factors', 'product_kernel_shapley', 'interventional_kernel_shapley',
+           'background_mean', 'kernel_game_semivalues', 'kernel_game_interactions', 'kernel_expansion',
+           'kernel_pipeline', 'ProductKernelExplainer']
 
 # %% ../../nbs/15_kernels.ipynb #343074cb
 class ProductKernelGame:
@@ -576,25 +577,55 @@ def kernel_expansion(model, # a fitted SVR, NuSVR, OneClassSVM, SVC, NuSVC, Kern
         support, alpha = np.zeros((1, support.shape[1])), np.zeros((1, alpha.shape[1]))
     return np.asarray(support, dtype=float), alpha, intercept, kernel, gamma
 
+# %% ../../nbs/15_kernels.ipynb #fadcda8a
+PER_FEATURE_STEPS = ("StandardScaler", "MinMaxScaler", "MaxAbsScaler", "RobustScaler", "QuantileTransformer",
+                     "PowerTransformer", "SimpleImputer")   # scikit-learn transforms whose output column j reads input column j alone
+
+def _per_feature(step) -> bool:
+    "Whether a pipeline step maps each feature on its own (or passes the rows through)."
+    if step is None or (isinstance(step, str) and step == "passthrough"): return True
+    kind = type(step)
+    return (kind.__module__.startswith("sklearn.") and kind.__name__ in PER_FEATURE_STEPS
+            and not getattr(step, "add_indicator", False))
+
+def kernel_pipeline(model, # a model kernel_expansion takes, or a scikit-learn Pipeline of PER_FEATURE_STEPS ending in one
+                   ) -> tuple:
+    "(the pipeline's per-feature steps as a Pipeline, or None for a bare model; `kernel_expansion` of the final model)."
+    from sklearn.pipeline import Pipeline
+    if type(model) is not Pipeline: return None, kernel_expansion(model)
+    for name, step in model.steps[:-1]:
+        if not _per_feature(step):
+            raise ValueError(f"unsupported model Pipeline: its step {name!r} ({type(step).__name__}) is not a per-feature "
+                             f"transform, so the kernel is no product over the pipeline's input features (the steps that "
+                             f"keep it one: {', '.join(PER_FEATURE_STEPS)}, SimpleImputer without add_indicator); explain "
+                             "the pipeline by its predict with data= (method='exact' or 'kernelshap')")
+    expansion = kernel_expansion(model.steps[-1][1])
+    n_in = getattr(model, "n_features_in_", None)
+    if n_in is not None and expansion[0].shape[1] != n_in:   # a step dropped a column (an all-missing one, imputed away)
+        raise ValueError(f"unsupported model Pipeline: its steps turn {n_in} input features into {expansion[0].shape[1]}, "
+                         "so they do not map each feature on its own; explain the pipeline by its predict with data=")
+    return model[:-1], expansion
+
 # %% ../../nbs/15_kernels.ipynb #e5e0fd0c
 class ProductKernelExplainer:
     "Exact Shapley values, semivalues and pairwise interactions of a fitted SVM, kernel ridge or GP regressor with an RBF or Laplacian kernel."
     def __init__(self,
-                 model,                        # a fitted SVR, NuSVR, OneClassSVM, SVC, NuSVC (their decision_function, one-vs-one pairs for 3+ classes; never predict_proba), KernelRidge or GaussianProcessRegressor (the predictive mean)
+                 model,                        # a fitted SVR, NuSVR, OneClassSVM, SVC, NuSVC (their decision_function, one-vs-one pairs for 3+ classes; never predict_proba), KernelRidge or GaussianProcessRegressor (the predictive mean); or a Pipeline of PER_FEATURE_STEPS ending in one
                  data=None,                    # background rows (array or DataFrame): the marginal game over them; None: the kernel game (absent factor 1)
                  m: int | str | None = "auto", # quadrature nodes: "auto" (error-controlled), "exact" (or None) for the exact rule, or an int
                  block_size: int | None = None, # support vectors per block (without data), background rows per block (with data); None for blocks of about 8 MB
                  tol: float = 1e-12,           # with m="auto": two successive rules agree to tol × the row's largest |value| (per output)
                 ):
         self.model = model
-        self.support, self.alpha, self.intercept, self.kernel, self.gamma = kernel_expansion(model)
+        self.preprocess, (self.support, self.alpha, self.intercept, self.kernel, self.gamma) = kernel_pipeline(model)
+        final = model if self.preprocess is None else model.steps[-1][1]
         self.n_features = self.support.shape[1]
         self.feature_names = model_feature_names(model)          # None when the model was fitted on an array
         self.single_output = self.alpha.shape[1] == 1
-        classes = getattr(model, "classes_", None)
+        classes = getattr(final, "classes_", None)
         self.output_names = None if self.single_output or classes is None or len(classes) < 3 else \
             [f"{a} vs {b}" for i, a in enumerate(classes) for b in classes[i + 1:]]   # the one-vs-one pairs, in order
-        if self.output_names is not None and getattr(model, "decision_function_shape", None) == "ovr":
+        if self.output_names is not None and getattr(final, "decision_function_shape", None) == "ovr":
             warnings.warn(f"this {type(model).__name__} has decision_function_shape='ovr' (scikit-learn's default), whose columns "
                           "are votes plus squashed confidences, not a kernel expansion: it is explained through its one-vs-one "
                           f"pair decisions {self.output_names[:3]}{' ...' if len(self.output_names) > 3 else ''}, which the "
@@ -604,7 +635,7 @@ class ProductKernelExplainer:
         if block_size is not None: block_size = check_int(block_size, "block_size", minimum=1)
         self.m, self.block_size, self.tol = m, block_size, _check_tolerance(tol)
         self.background = None if data is None else \
-            float_rows(match_columns(data, self.feature_names, "data", self.n_features)).reshape(-1, self.n_features)
+            self._model_rows(match_columns(data, self.feature_names, "data", self.n_features), "data").reshape(-1, self.n_features)
         if self.background is not None and len(self.background) == 0: raise ValueError("data must hold at least one background row")
         expected = (self.alpha.sum(0) if self.background is None else
                     background_mean(self.support, self.alpha, self.background, self.kernel, self.gamma)) + self.intercept
@@ -616,6 +647,17 @@ class ProductKernelExplainer:
         return self.alpha.shape[1]
 
     def _alpha(self): return self.alpha[:, 0] if self.single_output else self.alpha
+
+    def _model_rows(self, X, what: str = "X") -> np.ndarray:
+        "Matched rows as floats where the kernel reads them: through the pipeline's per-feature steps, if any."
+        rows = float_rows(X, what)
+        if self.preprocess is None: return rows
+        two = np.atleast_2d(rows)
+        if self.feature_names is not None:                     # fitted on a frame (so pandas is there): named as at fit
+            import pandas as pd
+            two = pd.DataFrame(two, columns=self.feature_names)
+        out = np.asarray(self.preprocess.transform(two), dtype=float)
+        return out[0] if rows.ndim == 1 else out
 
     def shap_values(self,
                     X,                             # rows: an array or DataFrame, or a Dask array / DataFrame (gives a lazy Dask array)
@@ -631,7 +673,7 @@ class ProductKernelExplainer:
         if np.ndim(X) == 2 and len(X) == 0:                       # no rows: no values (as TreeExplainer)
             return np.zeros((0, self.n_features) + (() if self.single_output else (self.n_outputs,)))
         if executor is not None: return explain_rows(self, X, executor, chunk_size)
-        X = float_rows(X)
+        X = self._model_rows(X)
         if self.background is not None:
             return interventional_kernel_shapley(X, self.support, self._alpha(), self.background, self.kernel, self.gamma, self.m, self.tol,
                                                  self.block_size)
@@ -656,7 +698,7 @@ class ProductKernelExplainer:
         if np.ndim(X) == 2 and len(X) == 0: raise ValueError("X holds no rows; an Explanation needs at least one (shap_values of no rows returns an empty array)")
         if executor is not None or self.background is not None:
             return self._explanation(X, self.shap_values(X, executor, chunk_size), {}, "kernel", bounded=False)
-        values = product_kernel_shapley(float_rows(X), self.support, self._alpha(), self.kernel, self.gamma, self.m,
+        values = product_kernel_shapley(self._model_rows(X), self.support, self._alpha(), self.kernel, self.gamma, self.m,
                                         self.block_size, tol=self.tol, return_bound=True)
         return self._explanation(X, values, {}, "kernel")
 
@@ -666,7 +708,7 @@ class ProductKernelExplainer:
             raise ValueError("semivalues and interactions are computed for the kernel game (data=None); this explainer has a "
                              "background: build ProductKernelExplainer(model) without data for them")
         X = match_columns(X, self.feature_names, "X", self.n_features)
-        X2 = float_rows(X)
+        X2 = self._model_rows(X)
         rows, _ = _check_points(X2, self.support)        # 2-D, finite, at least one row
         deviation = _deviation_function(self.kernel, self.gamma, self.n_features)
         values, _, bound, nodes = _each_row(rows, self.support, deviation, row)
