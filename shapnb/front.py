@@ -151,6 +151,17 @@ def _row_se_details(se: list, notes: list) -> dict | None:
 
 
 # %% ../nbs/41_explain.ipynb #ed989f24
+def _refuse_classifier(model, # a model explained through its predict
+                      why: str = "", # said after the message: why no exact route took it
+                     ) -> None:
+    "A ValueError naming the score to explain instead if `model` is a classifier, whose predict gives labels."
+    if not _is_classifier(model): return
+    score = ("lambda X: model.predict_proba(X)[:, 1]" if hasattr(model, "predict_proba") else
+             "lambda X: model.decision_function(X)" if hasattr(model, "decision_function") else "a score of the model")
+    raise ValueError(f"{type(model).__name__} is a classifier: its predict returns class labels, whose Shapley values mean "
+                     f"nothing; explain a probability or a score instead, e.g. explain({score}, X, data=...) (or pass "
+                     f"model.predict itself to explain the labels as numbers){why}")
+
 def _explain_model(model, X, method, data, budget, seed, progress, names, options, executor=None, chunk_size=None) -> Explanation:
     "Explanation of the (matched) rows `X` of a model, the rows or each row's game evaluations run through `executor` if given."
     if method in ("tree", "kernel"):
@@ -159,13 +170,8 @@ def _explain_model(model, X, method, data, budget, seed, progress, names, option
         values = _exact_rows(explainer, X, progress, executor, method, chunk_size)
         return Explanation(values, explainer.expected_value, data=X, feature_names=names,
                            output_names=_output_names(model, explainer, values), method=method)
+    _refuse_classifier(model)
     if data is None: raise ValueError(f"method={method!r} on a model needs background data (rows to average missing features over)")
-    if _is_classifier(model):
-        score = ("lambda X: model.predict_proba(X)[:, 1]" if hasattr(model, "predict_proba") else
-                 "lambda X: model.decision_function(X)" if hasattr(model, "decision_function") else "a score of the model")
-        raise ValueError(f"{type(model).__name__} is a classifier: its predict returns class labels, whose Shapley values mean "
-                         f"nothing; explain a probability or a score instead, e.g. explain({score}, X, data=...) (or pass "
-                         "model.predict itself to explain the labels as numbers)")
     predict = model.predict if hasattr(model, "predict") else model
     if not callable(predict): raise ValueError("the model must have a predict method or be callable")
     p = X.shape[1]
@@ -260,6 +266,8 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
         not_kernel = not_tree and _refusal(kernel_pipeline, model_or_game)
         method = "tree" if not not_tree else "kernel" if not not_kernel else "kernelshap"
         tree_library = type(model_or_game).__module__.startswith(("xgboost", "lightgbm", "catboost", "sklearn.ensemble", "sklearn.tree"))
+        if method == "kernelshap":   # a classifier first: a budget or data would not help it
+            _refuse_classifier(model_or_game, f" (not explained exactly: {not_tree if tree_library else not_kernel})")
         if method == "kernelshap" and data is None:
             why = not_tree if tree_library else not_kernel      # the refusal that concerns this model
             raise ValueError(f"method='auto': {type(model_or_game).__name__} is not a model that shapnb explains exactly ({why}), "

@@ -400,8 +400,8 @@ def float_rows(X,              # matched rows: an array, a DataFrame or a Series
         frame = X if is_frame(X) else X.to_frame().T.infer_objects()
         bad = [f"{c} ({dtype})" for c, dtype in zip(frame.columns, frame.dtypes) if dtype.kind not in "biuf"]
         if bad:
-            boxed = [str(c) for c, dtype in zip(frame.columns, frame.dtypes) if dtype.kind == "O" and
-                     all(_is_number_or_missing(v) for v in frame[c])]
+            boxed = [str(c) for c, dtype in zip(frame.columns, frame.dtypes) if dtype.kind == "O" and dtype != "category"
+                     and all(_is_number_or_missing(v) for v in frame[c])]   # a categorical column is refused as such
             hint = (f" (columns {boxed} hold numbers as Python objects, as a column with pd.NA does: {what}.astype('Float64') "
                     "converts them, pd.NA to a missing value)") if boxed else ""
             raise ValueError(f"{what} has non-numeric columns {bad}{hint}; this explainer computes with the feature values "

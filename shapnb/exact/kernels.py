@@ -161,9 +161,16 @@ def _merge_scaled(total, scale, part, part_scale):
     return total + part * math.exp(size(part_scale) - size(scale)), scale
 
 def _unscale(total, scale):
-    "The scaled sum times e^top·2^E (2^E exactly), 0 for a zero scale."
+    "The scaled sum times e^top·2^E (2^E exactly), 0 for a zero scale; a ValueError if the values exceed the largest double."
     if scale is None: return total
-    with np.errstate(over="ignore"): return np.ldexp(total * math.exp(scale[0]), scale[1])
+    top, E = scale
+    k = math.floor(top / math.log(2.0))        # e^top = e^(top − k ln 2)·2^k with the first factor in [1, 2): only the
+    with np.errstate(over="ignore"):           # last step, an exact ldexp, can leave the range, and only if the answer does
+        values = np.ldexp(total * math.exp(top - k * math.log(2.0)), E + k)
+    if np.isfinite(total).all() and not np.isfinite(values).all():
+        raise ValueError(f"the Shapley values exceed the largest double ({np.finfo(float).max:.3g}); divide alpha (or the "
+                         "factors) by a constant")
+    return values
 
 def _product_minus_one(D):
     "$\\prod_j(1+D_{nj})-1$ for every row, stably (expm1 of a log sum when no factor is negative)."
