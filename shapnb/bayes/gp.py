@@ -22,8 +22,8 @@ except ImportError as error:
 # %% auto #0
 __all__ = ['LENGTHSCALE_PRIOR', 'LENGTHSCALE_SHRINKAGE', 'OUTPUTSCALE_PRIOR', 'SIZE_SCALE_PRIOR_MEAN', 'SIZE_LENGTHSCALE_PRIOR',
            'SIZE_START', 'DEFAULT_NOISE', 'LEARN_NOISE_START', 'MAX_THREADS', 'KERNEL_CHOICES', 'CRITERIA',
-           'KERNEL_TIE', 'hamming_correlations', 'hamming_kernel', 'HammingKernel', 'size_kernel', 'SizeKernel',
-           'HammingHyper', 'gp_posterior', 'HammingGP', 'check_noise', 'check_hyper', 'fit_hamming_gp',
+           'KERNEL_TIE', 'RESTART_MARGIN', 'hamming_correlations', 'hamming_kernel', 'HammingKernel', 'size_kernel',
+           'SizeKernel', 'HammingHyper', 'gp_posterior', 'HammingGP', 'check_noise', 'check_hyper', 'fit_hamming_gp',
            'loo_log_predictive', 'log_evidence', 'kernel_options', 'n_hyperparameters', 'KernelChoice',
            'fit_kernel_choice']
 
@@ -374,6 +374,7 @@ def log_evidence(hyper: HammingHyper, # the GP's hyperparameters
 KERNEL_CHOICES = ("hamming", "ard", "size")   # isotropic Hamming; per-player lengthscales; isotropic + size trend
 CRITERIA = ("loo", "bic", "evidence")
 KERNEL_TIE = 1e-3   # scores (per observation) within this relative margin of the best tie; the earlier (simpler) kernel wins
+RESTART_MARGIN = 2.0   # a warm-started fit is replaced by a cold one whose log evidence is higher by more than this (nats)
 
 def kernel_options(name: str, # one of KERNEL_CHOICES
                   ) -> dict:
@@ -429,7 +430,7 @@ def fit_kernel_choice(X,                                   # observed coalitions
                       n_threads: int | None = 1,           # torch threads during the fits (None leaves torch's setting)
                       shrinkage: float | None = LENGTHSCALE_SHRINKAGE, # sd of ARD's log lengthscales around their mean
                      ) -> KernelChoice:
-    "Fit every candidate kernel to (X, y) by marginal likelihood and choose one by `criterion`; ties go to the earlier kernel."
+    "Fit every candidate kernel to (X, y) by marginal likelihood (a warm start checked against a cold one) and choose one by `criterion`; ties go to the earlier kernel."
     X, y = _check_data(X, y)
     kernels = tuple(kernels)
     if not kernels or len(set(kernels)) != len(kernels): raise ValueError(f"kernels must be distinct names, got {kernels!r}")
@@ -440,14 +441,20 @@ def fit_kernel_choice(X,                                   # observed coalitions
     shift, scale = _standardisation(y)
     ys = (y - shift) / scale                              # scores on standardised values: same ranking, no overflow
     fits, scores = {}, {}
+    standard = lambda h: HammingHyper(h.lengthscale, h.outputscale / scale**2, (h.mean - shift) / scale, h.noise / scale**2,
+                                      size_scale=h.size_scale / scale**2, size_lengthscale=h.size_lengthscale)
+    def evidence(h):
+        try: return log_evidence(standard(h), X, ys)
+        except (np.linalg.LinAlgError, ValueError): return -np.inf
     for k in kernels:
         warm = init.get(k)
-        fits[k] = fit_hamming_gp(X, y, init=warm, noise=noise, learn_noise=learn_noise, n_threads=n_threads,
-                                 max_iter=max_iter or (100 if warm is None else 30), shrinkage=shrinkage, **kernel_options(k))
-        h = fits[k]
-        standard = HammingHyper(h.lengthscale, h.outputscale / scale**2, (h.mean - shift) / scale, h.noise / scale**2,
-                                size_scale=h.size_scale / scale**2, size_lengthscale=h.size_lengthscale)
-        scores[k] = _score(standard, k, X, ys, criterion)
+        fit = lambda start: fit_hamming_gp(X, y, init=start, noise=noise, learn_noise=learn_noise, n_threads=n_threads,
+                                           max_iter=max_iter or (100 if start is None else 30), shrinkage=shrinkage, **kernel_options(k))
+        fits[k] = fit(warm)
+        if warm is not None:   # a warm start can hold a fit in the basin of an earlier, smaller data set: a cold one too
+            cold = fit(None)
+            if evidence(cold) > evidence(fits[k]) + RESTART_MARGIN: fits[k] = cold
+        scores[k] = _score(standard(fits[k]), k, X, ys, criterion)
     top = max(scores.values())
     best = next(k for k in kernels if scores[k] >= top - KERNEL_TIE * (1 + abs(top)))   # near-ties: the simpler kernel
     return KernelChoice(best, fits[best], fits, scores, criterion, len(X))
