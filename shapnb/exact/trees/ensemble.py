@@ -425,8 +425,9 @@ class TreeEnsemble:
             raise ValueError(f"{what} has a categorical column {name!r}, but the model's feature {j} is numeric; expected numbers there")
         if series.dtype.kind in "SU" or isinstance(series.dtype, pd.StringDtype) or \
                 (series.dtype.kind == "O" and any(isinstance(v, (str, bytes)) for v in series)):   # as for arrays: not parsed
-            raise ValueError(f"{what}'s column {name!r} holds text ({series.dtype}), but the model's feature {j} is numeric: pass "
-                             f"numbers ({what}[{name!r}].astype(float)); XGBoost's and LightGBM's own predict refuse text too")
+            raise ValueError(f"{what} must hold numbers for the model's numeric feature {j}, but its column {name!r} holds text "
+                             f"({series.dtype}): pass numbers ({what}[{name!r}].astype(float)), or for text categories a pandas "
+                             "categorical column, as at fit; XGBoost's and LightGBM's own predict refuse text too")
         once = (integers or self.input_dtype) if series.dtype.kind in "iu" else np.float64   # an integer rounded once, as the library does
         try: return series.to_numpy(dtype=once, na_value=np.nan).astype(np.float64)
         except (TypeError, ValueError):
