@@ -11,9 +11,9 @@ from scipy.special import gammaln
 from ..core.validation import check_bool, check_int, check_n_players, check_coalitions, random_generator
 
 # %% auto #0
-__all__ = ['DESIGN_MAX_PLAYERS', 'MAX_DRAWS', 'check_design_players', 'shapley_kernel', 'design_strata', 'wallenius_means',
-           'round_counts', 'check_budget', 'border_strata', 'allocate', 'sample_subsets', 'CoalitionDesign',
-           'coalition_rank', 'wallenius_design']
+__all__ = ['DESIGN_MAX_PLAYERS', 'RANK_ROWS', 'MAX_DRAWS', 'check_design_players', 'shapley_kernel', 'design_strata',
+           'wallenius_means', 'round_counts', 'check_budget', 'border_strata', 'allocate', 'sample_subsets',
+           'CoalitionDesign', 'coalition_rank', 'wallenius_design']
 
 # %% ../../nbs/20_wallenius_design.ipynb #79e797e8
 def _log_comb(n, k) -> np.ndarray:
@@ -246,12 +246,21 @@ class CoalitionDesign:
         return f"CoalitionDesign(p={self.p}, paired={self.paired}, n_evals={self.n_evals}, units per stratum={counts})"
 
 # %% ../../nbs/20_wallenius_design.ipynb #53671fde
+RANK_ROWS = 1 << 16   # centred rows per block of coalition_rank's QR: its memory stays O(RANK_ROWS · p) at any budget
+
 def coalition_rank(coalitions, # (n, p) bool coalition matrix
                   ) -> int:
     "How many of the p - 1 free directions of the Shapley values the coalitions identify: the rank of their centred rows."
     Z = check_coalitions(coalitions)
-    if len(Z) == 0 or Z.shape[1] < 2: return 0
-    return int(np.linalg.matrix_rank(Z - Z.mean(1, keepdims=True)))
+    n, p = Z.shape
+    if n == 0 or p < 2: return 0
+    R = np.zeros((0, p))                     # the R of a QR of the centred rows so far: same singular values, p × p at most
+    for lo in range(0, n, RANK_ROWS):
+        block = Z[lo:lo + RANK_ROWS].astype(float)
+        block -= block.mean(1, keepdims=True)
+        R = np.linalg.qr(np.concatenate([R, block]), mode="r")
+    s = np.linalg.svd(R, compute_uv=False)
+    return int((s > s.max(initial=0.0) * max(n, p) * np.finfo(float).eps).sum())   # matrix_rank's tolerance for (n, p)
 
 # %% ../../nbs/20_wallenius_design.ipynb #91a6466c
 MAX_DRAWS = 100   # designs drawn at most by `wallenius_design(identify=True)` in search of one of full rank
