@@ -404,6 +404,8 @@ def float_rows(X,              # matched rows: an array, a DataFrame or a Series
                      and all(_is_number_or_missing(v) for v in frame[c])]   # a categorical column is refused as such
             hint = (f" (columns {boxed} hold numbers as Python objects, as a column with pd.NA does: {what}.astype('Float64') "
                     "converts them, pd.NA to a missing value)") if boxed else ""
+            if categorical := [str(c) for c, dtype in zip(frame.columns, frame.dtypes) if dtype == "category"]:
+                hint += f" (columns {categorical} are categorical: pass the numbers the model was fitted on)"
             raise ValueError(f"{what} has non-numeric columns {bad}{hint}; this explainer computes with the feature values "
                              "and needs numbers: encode them, or use a route that passes frames to the model")
         out = frame.to_numpy(dtype=float, na_value=np.nan)

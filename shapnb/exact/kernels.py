@@ -167,7 +167,7 @@ def _unscale(total, scale):
     k = math.floor(top / math.log(2.0))        # e^top = e^(top − k ln 2)·2^k with the first factor in [1, 2): only the
     with np.errstate(over="ignore"):           # last step, an exact ldexp, can leave the range, and only if the answer does
         values = np.ldexp(total * math.exp(top - k * math.log(2.0)), E + k)
-    if np.isfinite(total).all() and not np.isfinite(values).all():
+    if not np.isfinite(values).all():           # the general (signed factors) path can overflow before it gets here
         raise ValueError(f"the Shapley values exceed the largest double ({np.finfo(float).max:.3g}); divide alpha (or the "
                          "factors) by a constant")
     return values
@@ -589,8 +589,7 @@ PER_FEATURE_STEPS = ("StandardScaler", "MinMaxScaler", "MaxAbsScaler", "RobustSc
                      "PowerTransformer", "SimpleImputer")   # scikit-learn transforms whose output column j reads input column j alone
 
 def _per_feature(step) -> bool:
-    "Whether a pipeline step maps each feature on its own (or passes the rows through)."
-    if step is None or (isinstance(step, str) and step == "passthrough"): return True
+    "Whether a pipeline step is one of PER_FEATURE_STEPS, each feature mapped on its own."
     kind = type(step)
     return (kind.__module__.startswith("sklearn.") and kind.__name__ in PER_FEATURE_STEPS
             and not getattr(step, "add_indicator", False))
@@ -601,14 +600,18 @@ def kernel_pipeline(model, # a model kernel_expansion takes, or a scikit-learn P
     from sklearn.pipeline import Pipeline
     if type(model) is not Pipeline: return None, kernel_expansion(model)
     for name, step in model.steps[:-1]:
+        if step is None or (isinstance(step, str) and step == "passthrough"):   # it would hide the input's feature names
+            raise ValueError(f"unsupported model Pipeline: its step {name!r} is {step!r}, which hides the names and number of "
+                             "its input features from the pipeline; drop the step, or explain the pipeline by its predict "
+                             "with data= (method='exact' or 'kernelshap')")
         if not _per_feature(step):
             raise ValueError(f"unsupported model Pipeline: its step {name!r} ({type(step).__name__}) is not a per-feature "
                              f"transform, so the kernel is no product over the pipeline's input features (the steps that "
-                             f"keep it one: {', '.join(PER_FEATURE_STEPS)}, SimpleImputer without add_indicator); explain "
-                             "the pipeline by its predict with data= (method='exact' or 'kernelshap')")
+                             f"keep it one: {', '.join(PER_FEATURE_STEPS[:-1])} and SimpleImputer without add_indicator); "
+                             "explain the pipeline by its predict with data= (method='exact' or 'kernelshap')")
     expansion = kernel_expansion(model.steps[-1][1])
     n_in = getattr(model, "n_features_in_", None)
-    if n_in is not None and expansion[0].shape[1] != n_in:   # a step dropped a column (an all-missing one, imputed away)
+    if n_in is None or expansion[0].shape[1] != n_in:   # a step dropped a column (an all-missing one, imputed away)
         raise ValueError(f"unsupported model Pipeline: its steps turn {n_in} input features into {expansion[0].shape[1]}, "
                          "so they do not map each feature on its own; explain the pipeline by its predict with data=")
     return model[:-1], expansion

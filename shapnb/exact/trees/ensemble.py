@@ -427,7 +427,7 @@ class TreeEnsemble:
                 (series.dtype.kind == "O" and any(isinstance(v, (str, bytes)) for v in series)):   # as for arrays: not parsed
             raise ValueError(f"{what} must hold numbers for the model's numeric feature {j}, but its column {name!r} holds text "
                              f"({series.dtype}): pass numbers ({what}[{name!r}].astype(float)), or for text categories a pandas "
-                             "categorical column, as at fit; XGBoost's and LightGBM's own predict refuse text too")
+                             "categorical column, as at fit (text is not parsed here, as XGBoost's and LightGBM's predict do not parse it)")
         once = (integers or self.input_dtype) if series.dtype.kind in "iu" else np.float64   # an integer rounded once, as the library does
         try: return series.to_numpy(dtype=once, na_value=np.nan).astype(np.float64)
         except (TypeError, ValueError):
