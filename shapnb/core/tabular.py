@@ -339,6 +339,7 @@ def match_frames(X,                      # rows to explain: array, DataFrame or 
     x_array, data_array = not (is_frame(X) or is_series(X)), not is_frame(data)
     if x_array and data_array:
         X, data = np.asarray(X), np.asarray(data)
+        if data.ndim == 1: data = data[None]   # one background row (p,), as beside a frame below
         if data.ndim != 2 or data.shape[1] != X.shape[-1] or len(data) == 0:
             raise ValueError(f"{data_what} must have shape (n, {X.shape[-1]}) with n >= 1, like {what}; got {data.shape}")
         return X, data
