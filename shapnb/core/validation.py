@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 # %% auto #0
-__all__ = ['MODEL_METHODS', 'FLOAT_EXACT_INT', 'check_int', 'check_bool', 'check_n_players', 'check_coalitions',
+__all__ = ['MODEL_METHODS', 'FLOAT_EXACT_INT', 'check_int', 'check_bool', 'check_n_players', 'check_coalitions', 'holds_text',
            'ModelAsGameWarning', 'evaluate_game', 'check_dense', 'real_array', 'check_finite', 'check_level',
            'random_generator', 'parameter_docs', 'document_parameters']
 
@@ -60,6 +60,13 @@ def check_coalitions(Z, # coalition matrix, (k, p) boolean or 0/1
             raise ValueError("coalition entries must be boolean or 0/1")
         Z = Z.astype(bool)
     return Z
+
+# %% ../../nbs/00_validation.ipynb #95e6374a
+def holds_text(x, # an array, or anything numpy reads as one (a Series, a list)
+              ) -> bool:
+    "Whether `x` holds text: a numpy text dtype, or str/bytes objects (numpy would parse numeric text silently)."
+    a = np.asarray(x)
+    return a.dtype.kind in "SU" or (a.dtype == object and any(isinstance(v, (str, bytes)) for v in a.flat))
 
 # %% ../../nbs/00_validation.ipynb #45371e49
 MODEL_METHODS = ("predict", "predict_proba", "predict_log_proba", "decision_function")   # what a model predicts with
@@ -121,7 +128,7 @@ def evaluate_game(game, # callable on a boolean (k, p) coalition matrix, returni
     if np.iscomplexobj(out):
         raise ValueError(f"the game returned complex values (dtype {out.dtype}); Shapley values are defined here for real "
                          "games: return the real part, or explain the real and imaginary parts as two games")
-    if out.dtype.kind in "SU" or (out.dtype == object and any(isinstance(v, (str, bytes)) for v in out.ravel())):
+    if holds_text(out):
         raise ValueError(f"the game must return numbers, got text such as '{out.ravel()[0]!s}' (numeric strings are not read as numbers)")
     if out.dtype.kind in "iuO": _check_exact_integers(out)
     try: out = out.astype(float)
@@ -153,9 +160,7 @@ def real_array(x,         # an array-like of real numbers (a scalar counts as a 
     "`x` as a float array: ValueError naming `name` for None, complex values, text or anything else not numeric (numpy would drop an imaginary part, parse text, read None as NaN)."
     if x is None: raise ValueError(f"{name} must be numeric, got None")
     if np.iscomplexobj(check_dense(x, name)): raise ValueError(f"{name} must hold real numbers, got complex values")
-    as_read = np.asarray(x)
-    text = as_read.dtype.kind in "SU" or (as_read.dtype == object and any(isinstance(v, (str, bytes)) for v in as_read.flat))
-    if text: raise ValueError(f"{name} must be numeric, got text (numpy would parse it: {as_read.flat[0]!r}, ...)")
+    if holds_text(x): raise ValueError(f"{name} must be numeric, got text (numpy would parse it: {np.asarray(x).flat[0]!r}, ...)")
     try: return np.asarray(x, dtype=float)
     except (TypeError, ValueError) as exc: raise ValueError(f"{name} must be numeric: {exc}") from None
 

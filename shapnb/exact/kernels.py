@@ -607,7 +607,7 @@ def kernel_pipeline(model, # a model kernel_expansion takes, or a scikit-learn P
         if not _per_feature(step):
             raise ValueError(f"unsupported model Pipeline: its step {name!r} ({type(step).__name__}) is not a per-feature "
                              f"transform, so the kernel is no product over the pipeline's input features (the steps that "
-                             f"keep it one: {', '.join(PER_FEATURE_STEPS[:-1])} and SimpleImputer without add_indicator); "
+                             f"keep it one: {', '.join(PER_FEATURE_STEPS)}, the imputer only without add_indicator); "
                              "explain the pipeline by its predict with data= (method='exact' or 'kernelshap')")
     expansion = kernel_expansion(model.steps[-1][1])
     n_in = getattr(model, "n_features_in_", None)

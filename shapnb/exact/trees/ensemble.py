@@ -9,7 +9,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 from ...core.quadrature import exact_nodes, product_shapley
-from ...core.validation import check_bool, check_int, check_coalitions
+from ...core.validation import check_bool, check_int, check_coalitions, holds_text
 from ...core.tabular import is_frame, is_series, match_columns, model_feature_names
 
 # %% auto #0
@@ -423,8 +423,7 @@ class TreeEnsemble:
                              "refuses this column too")
         if isinstance(series.dtype, pd.CategoricalDtype):
             raise ValueError(f"{what} has a categorical column {name!r}, but the model's feature {j} is numeric; expected numbers there")
-        if series.dtype.kind in "SU" or isinstance(series.dtype, pd.StringDtype) or \
-                (series.dtype.kind == "O" and any(isinstance(v, (str, bytes)) for v in series)):   # as for arrays: not parsed
+        if isinstance(series.dtype, pd.StringDtype) or holds_text(series):   # as for arrays: not parsed
             raise ValueError(f"{what} must hold numbers for the model's numeric feature {j}, but its column {name!r} holds text "
                              f"({series.dtype}): pass numbers ({what}[{name!r}].astype(float)), or for text categories a pandas "
                              "categorical column, as at fit (text is not parsed here, as XGBoost's and LightGBM's predict do not parse it)")
@@ -466,8 +465,7 @@ class TreeEnsemble:
         integers = self.integer_dtype or self.input_dtype     # LightGBM casts an integer array to float32, a frame's column to float64
         if self.categorical is None or not any(c is not None and c.in_arrays for c in self.categorical):
             if X.dtype.kind in "iub": return X.astype(integers).astype(np.float64)   # rounded once: an id above 2**53 twice could cross a split
-            text = X.dtype.kind in "SU" or (X.dtype == object and any(isinstance(v, (str, bytes)) for v in X.flat))
-            if text: raise ValueError(f"{what} must hold numbers; it holds text ({X.dtype}), which this {self.source} model's numeric features do not read")
+            if holds_text(X): raise ValueError(f"{what} must hold numbers; it holds text ({X.dtype}), which this {self.source} model's numeric features do not read")
             try: return X.astype(np.float64)
             except (TypeError, ValueError): raise ValueError(f"{what} must hold numbers; got dtype {X.dtype}") from None
         return np.column_stack([self._column(X[:, j], j, f"column {j}", what, integers=integers) for j in range(X.shape[1])])
