@@ -8,7 +8,7 @@ import contextlib, warnings
 import numpy as np
 from .core.games import MarginalGame, exact_shapley, EXACT_MAX_PLAYERS
 from .core.validation import check_bool, check_int, check_n_players, random_generator
-from .core.tabular import is_frame, is_series, model_feature_names, match_columns, match_frames
+from .core.tabular import is_frame, is_series, model_feature_names, match_columns, match_frames, is_pipeline
 from .core.scale import ignoring
 from .exact.trees import TreeExplainer, tree_ensemble
 from .exact.kernels import ProductKernelExplainer, kernel_pipeline
@@ -265,7 +265,8 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
         not_tree = _refusal(tree_ensemble, model_or_game)
         not_kernel = not_tree and _refusal(kernel_pipeline, model_or_game)
         method = "tree" if not not_tree else "kernel" if not not_kernel else "kernelshap"
-        tree_library = type(model_or_game).__module__.startswith(("xgboost", "lightgbm", "catboost", "sklearn.ensemble", "sklearn.tree"))
+        final = model_or_game.steps[-1][1] if is_pipeline(model_or_game) else model_or_game   # a pipeline: its final model's
+        tree_library = type(final).__module__.startswith(("xgboost", "lightgbm", "catboost", "sklearn.ensemble", "sklearn.tree"))
         if method == "kernelshap":   # a classifier first: a budget or data would not help it
             _refuse_classifier(model_or_game, f" (not explained exactly: {not_tree if tree_library else not_kernel})")
         if method == "kernelshap" and data is None:

@@ -29,7 +29,7 @@ import pandas as pd
 import pytest
 import scipy.sparse
 from hypothesis import given, settings, strategies as st, HealthCheck
-from sklearn.ensemble import HistGradientBoostingRegressor
+from sklearn.ensemble import HistGradientBoostingRegressor, GradientBoostingRegressor
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.decomposition import PCA
@@ -99,7 +99,8 @@ def fitted(regression_frame):
     X, y = regression_frame
     return {"svr": SVR(C=3.0, gamma=0.2).fit(X, y),
             "pipeline": make_pipeline(StandardScaler(), PCA(svd_solver="full"), SVR(C=3.0)).fit(X, y),   # model-agnostic: PCA mixes features
-            "scaled": make_pipeline(StandardScaler(), SVR(C=3.0)).fit(X, y)}                              # per-feature steps: exact (kernel)
+            "scaled": make_pipeline(StandardScaler(), SVR(C=3.0)).fit(X, y),                              # per-feature steps: exact (kernel)
+            "scaled_tree": make_pipeline(StandardScaler(), GradientBoostingRegressor(n_estimators=20, random_state=0)).fit(X, y)}   # exact (tree)
 
 
 # ==================================================================================================================
@@ -134,17 +135,18 @@ def test_marginal_game_matches_row_and_background_by_name(fitted, regression_fra
 @settings(max_examples=8, **SETTINGS)
 @given(st.permutations(range(5)), st.permutations(range(5)))
 def test_every_explain_route_matches_columns_by_name(fitted, regression_frame, order_x, order_b):
-    "exact, kernelshap and auto on a Pipeline (model-agnostic), an SVR and a scaled SVR (kernel): same value per named feature."
+    "exact, kernelshap and auto on a Pipeline (model-agnostic), an SVR, a scaled SVR (kernel) and a scaled tree model: same value per named feature."
     X, _ = regression_frame
     rows, background = X.iloc[:2], X.iloc[60:68]
     perm_rows, perm_background = rows.iloc[:, list(order_x)], background.iloc[:, list(order_b)]
     for model, method, kw in ((fitted["pipeline"], "exact", {}), (fitted["pipeline"], "kernelshap", dict(budget=20, seed=3)),
                               (fitted["pipeline"], "auto", dict(budget=20, seed=3)), (fitted["svr"], "auto", {}),
-                              (fitted["svr"], "exact", {}), (fitted["scaled"], "auto", {}), (fitted["scaled"], "kernel", {})):
+                              (fitted["svr"], "exact", {}), (fitted["scaled"], "auto", {}), (fitted["scaled"], "kernel", {}),
+                              (fitted["scaled_tree"], "auto", {}), (fitted["scaled_tree"], "tree", {})):
         data = None if model is fitted["svr"] and method == "auto" else background
         straight = explain(model, rows, data=data, method=method, progress=False, **kw)
-        if model is fitted["scaled"]:
-            assert straight.method == "kernel"
+        if model is fitted["scaled"] or model is fitted["scaled_tree"]:
+            assert straight.method == ("kernel" if model is fitted["scaled"] else "tree")
             np.testing.assert_allclose(straight.values[0], brute_force_marginal(model.predict, rows.iloc[0], background)[0], rtol=0, atol=1e-10)
         crossed = explain(model, perm_rows, data=None if data is None else perm_background, method=method, progress=False, **kw)
         assert crossed.feature_names == NAMES, (method, crossed.feature_names)

@@ -11,8 +11,9 @@ import numpy as np
 from .validation import check_coalitions, real_array
 
 # %% auto #0
-__all__ = ['is_frame', 'is_series', 'check_tabular', 'model_feature_names', 'match_columns', 'ReorderedColumnsWarning',
-           'warn_reordered', 'match_frames', 'HybridRows', 'float_rows', 'check_no_infinity']
+__all__ = ['PER_FEATURE_STEPS', 'is_frame', 'is_series', 'check_tabular', 'model_feature_names', 'match_columns',
+           'ReorderedColumnsWarning', 'warn_reordered', 'match_frames', 'HybridRows', 'float_rows', 'check_no_infinity',
+           'is_pipeline', 'per_feature_steps', 'check_steps_width', 'through_steps']
 
 # %% ../../nbs/06_tabular.ipynb #5d15a107
 def is_frame(X, # anything
@@ -429,3 +430,56 @@ def check_no_infinity(X,              # rows: an array, a DataFrame or a Series 
     A = np.asarray(X)
     if A.dtype.kind in "biuf" and np.isinf(A.astype(float)).any():
         raise ValueError(f"{what} contains infinite values; only NaN (missing) is passed to the model")
+
+# %% ../../nbs/06_tabular.ipynb #d7054f10
+PER_FEATURE_STEPS = ("StandardScaler", "MinMaxScaler", "MaxAbsScaler", "RobustScaler", "QuantileTransformer",
+                     "PowerTransformer", "SimpleImputer")   # scikit-learn transforms whose output column j reads input column j alone
+
+def _per_feature(step) -> bool:
+    "Whether a pipeline step is one of PER_FEATURE_STEPS, each feature mapped on its own."
+    kind = type(step)
+    return (kind.__module__.startswith("sklearn.") and kind.__name__ in PER_FEATURE_STEPS
+            and not getattr(step, "add_indicator", False))
+
+def is_pipeline(model) -> bool:
+    "Whether `model` is a scikit-learn Pipeline."
+    return type(model).__module__.startswith("sklearn.") and isinstance(getattr(model, "steps", None), list)
+
+def per_feature_steps(model,    # a fitted model, or a scikit-learn Pipeline whose steps before the last are PER_FEATURE_STEPS
+                      why: str, # what a step mixing columns would break, for the refusal ("the kernel is no product ...")
+                     ) -> tuple:
+    "(the steps before the final model as a Pipeline, or None for a bare model; the final model); any other pipeline refused."
+    if not is_pipeline(model): return None, model
+    for name, step in model.steps[:-1]:
+        if step is None or (isinstance(step, str) and step == "passthrough"):   # it would hide the input's feature names
+            raise ValueError(f"unsupported model Pipeline: its step {name!r} is {step!r}, which hides the names and number of "
+                             "its input features from the pipeline; drop the step, or explain the pipeline by its predict "
+                             "with data= (method='exact' or 'kernelshap')")
+        if not _per_feature(step):
+            raise ValueError(f"unsupported model Pipeline: its step {name!r} ({type(step).__name__}) is not a per-feature "
+                             f"transform, so {why} (the steps that keep each feature on its own: {', '.join(PER_FEATURE_STEPS)}, "
+                             "the imputer only without add_indicator); explain the pipeline by its predict with data= "
+                             "(method='exact' or 'kernelshap')")
+    return model[:-1], model.steps[-1][1]
+
+def check_steps_width(model, # a Pipeline of per-feature steps
+                      width: int, # the number of features its final model reads
+                     ):
+    "Refuse a pipeline whose steps do not hand its final model one column per input feature (an imputer dropped one)."
+    n_in = getattr(model, "n_features_in_", None)
+    if n_in is None or width != n_in:
+        raise ValueError(f"unsupported model Pipeline: its steps turn {n_in} input features into {width}, so they do not "
+                         "map each feature on its own; explain the pipeline by its predict with data=")
+
+def through_steps(steps,                # the per-feature steps, a fitted Pipeline (per_feature_steps' first result)
+                  X,                    # matched rows: an array (n, p) or one row (p,), a DataFrame or a Series
+                  what: str = "X",      # the argument's name, used in messages
+                 ) -> np.ndarray:
+    "The rows of `X` as the final model reads them: numbers through the per-feature steps, a float array of X's shape."
+    rows = float_rows(X, what)
+    two = np.atleast_2d(rows)
+    if (names := model_feature_names(steps)) is not None:   # fitted on a frame (so pandas is there): named as at fit
+        import pandas as pd
+        two = pd.DataFrame(two, columns=names)
+    out = np.asarray(steps.transform(two), dtype=float)
+    return out[0] if rows.ndim == 1 else out

@@ -14,14 +14,15 @@ from ..core.quadrature import (exact_nodes, AutoQuadrature, _check_tolerance, _g
 from ..core.indices import (IndexMeasure, check_semivalue, semivalue_measure, check_interaction, interaction_measure,
                                  _gauss_jacobi_rule, _pair_values)
 from ..core.scale import is_dask_collection, explain_collection, explain_rows, check_executor
-from ..core.tabular import model_feature_names, match_columns, float_rows, is_series, warn_reordered
+from ..core.tabular import (model_feature_names, match_columns, float_rows, is_series, warn_reordered, per_feature_steps,
+                                 check_steps_width, through_steps)
 from ..core.explanation import Explanation
 
 # %% auto #0
-__all__ = ['BLOCK_ELEMENTS', 'CACHE_ELEMENTS', 'M_START', 'SUPPORTED_KERNELS', 'PER_FEATURE_STEPS', 'ProductKernelGame',
-           'kernel_game_shapley', 'feature_kernel_factors', 'product_kernel_shapley', 'interventional_kernel_shapley',
-           'background_mean', 'kernel_game_semivalues', 'kernel_game_interactions', 'kernel_expansion',
-           'kernel_pipeline', 'ProductKernelExplainer']
+__all__ = ['BLOCK_ELEMENTS', 'CACHE_ELEMENTS', 'M_START', 'SUPPORTED_KERNELS', 'ProductKernelGame', 'kernel_game_shapley',
+           'feature_kernel_factors', 'product_kernel_shapley', 'interventional_kernel_shapley', 'background_mean',
+           'kernel_game_semivalues', 'kernel_game_interactions', 'kernel_expansion', 'kernel_pipeline',
+           'ProductKernelExplainer']
 
 # %% ../../nbs/15_kernels.ipynb #343074cb
 class ProductKernelGame:
@@ -585,42 +586,19 @@ def kernel_expansion(model, # a fitted SVR, NuSVR, OneClassSVM, SVC, NuSVC, Kern
     return np.asarray(support, dtype=float), alpha, intercept, kernel, gamma
 
 # %% ../../nbs/15_kernels.ipynb #fadcda8a
-PER_FEATURE_STEPS = ("StandardScaler", "MinMaxScaler", "MaxAbsScaler", "RobustScaler", "QuantileTransformer",
-                     "PowerTransformer", "SimpleImputer")   # scikit-learn transforms whose output column j reads input column j alone
-
-def _per_feature(step) -> bool:
-    "Whether a pipeline step is one of PER_FEATURE_STEPS, each feature mapped on its own."
-    kind = type(step)
-    return (kind.__module__.startswith("sklearn.") and kind.__name__ in PER_FEATURE_STEPS
-            and not getattr(step, "add_indicator", False))
-
-def kernel_pipeline(model, # a model kernel_expansion takes, or a scikit-learn Pipeline of PER_FEATURE_STEPS ending in one
+def kernel_pipeline(model, # a model kernel_expansion takes, or a scikit-learn Pipeline of PER_FEATURE_STEPS (notebook 06) ending in one
                    ) -> tuple:
     "(the pipeline's per-feature steps as a Pipeline, or None for a bare model; `kernel_expansion` of the final model)."
-    from sklearn.pipeline import Pipeline
-    if type(model) is not Pipeline: return None, kernel_expansion(model)
-    for name, step in model.steps[:-1]:
-        if step is None or (isinstance(step, str) and step == "passthrough"):   # it would hide the input's feature names
-            raise ValueError(f"unsupported model Pipeline: its step {name!r} is {step!r}, which hides the names and number of "
-                             "its input features from the pipeline; drop the step, or explain the pipeline by its predict "
-                             "with data= (method='exact' or 'kernelshap')")
-        if not _per_feature(step):
-            raise ValueError(f"unsupported model Pipeline: its step {name!r} ({type(step).__name__}) is not a per-feature "
-                             f"transform, so the kernel is no product over the pipeline's input features (the steps that "
-                             f"keep it one: {', '.join(PER_FEATURE_STEPS)}, the imputer only without add_indicator); "
-                             "explain the pipeline by its predict with data= (method='exact' or 'kernelshap')")
-    expansion = kernel_expansion(model.steps[-1][1])
-    n_in = getattr(model, "n_features_in_", None)
-    if n_in is None or expansion[0].shape[1] != n_in:   # a step dropped a column (an all-missing one, imputed away)
-        raise ValueError(f"unsupported model Pipeline: its steps turn {n_in} input features into {expansion[0].shape[1]}, "
-                         "so they do not map each feature on its own; explain the pipeline by its predict with data=")
-    return model[:-1], expansion
+    steps, final = per_feature_steps(model, "the kernel is no product over the pipeline's input features")
+    expansion = kernel_expansion(final)
+    if steps is not None: check_steps_width(model, expansion[0].shape[1])   # a step dropped a column (an all-missing one, imputed away)
+    return steps, expansion
 
 # %% ../../nbs/15_kernels.ipynb #e5e0fd0c
 class ProductKernelExplainer:
     "Exact Shapley values, semivalues and pairwise interactions of a fitted SVM, kernel ridge or GP regressor with an RBF or Laplacian kernel."
     def __init__(self,
-                 model,                        # a fitted SVR, NuSVR, OneClassSVM, SVC, NuSVC (their decision_function, one-vs-one pairs for 3+ classes; never predict_proba), KernelRidge or GaussianProcessRegressor (the predictive mean); or a Pipeline of PER_FEATURE_STEPS ending in one
+                 model,                        # a fitted SVR, NuSVR, OneClassSVM, SVC, NuSVC (their decision_function, one-vs-one pairs for 3+ classes; never predict_proba), KernelRidge or GaussianProcessRegressor (the predictive mean); or a Pipeline of PER_FEATURE_STEPS (notebook 06) ending in one
                  data=None,                    # background rows (array or DataFrame): the marginal game over them; None: the kernel game (absent factor 1)
                  m: int | str | None = "auto", # quadrature nodes: "auto" (error-controlled), "exact" (or None) for the exact rule, or an int
                  block_size: int | None = None, # support vectors per block (without data), background rows per block (with data); None for blocks of about 8 MB
@@ -660,14 +638,8 @@ class ProductKernelExplainer:
 
     def _model_rows(self, X, what: str = "X") -> np.ndarray:
         "Matched rows as floats where the kernel reads them: through the pipeline's per-feature steps, if any."
-        rows = float_rows(X, what)
-        if self.preprocess is None: return rows
-        two = np.atleast_2d(rows)
-        if self.feature_names is not None:                     # fitted on a frame (so pandas is there): named as at fit
-            import pandas as pd
-            two = pd.DataFrame(two, columns=self.feature_names)
-        out = np.asarray(self.preprocess.transform(two), dtype=float)
-        return out[0] if rows.ndim == 1 else out
+        if self.preprocess is None: return float_rows(X, what)
+        return through_steps(self.preprocess, X, what)
 
     def shap_values(self,
                     X,                             # rows: an array or DataFrame, or a Dask array / DataFrame (gives a lazy Dask array)

@@ -10,7 +10,8 @@ import numpy as np
 from numba import njit
 from ...core.quadrature import exact_nodes, product_shapley
 from ...core.validation import check_bool, check_int, check_coalitions, holds_text
-from ...core.tabular import is_frame, is_series, match_columns, model_feature_names
+from ...core.tabular import (is_frame, is_series, match_columns, model_feature_names, is_pipeline, per_feature_steps,
+                                 check_steps_width, through_steps)
 
 # %% auto #0
 __all__ = ['DECISION_LE', 'DECISION_LT', 'DECISION_CATEGORY', 'MISSING_NAN', 'MISSING_AS_ZERO', 'MISSING_ZERO_OR_NAN',
@@ -248,6 +249,7 @@ class TreeEnsemble:
     integer_dtype = None   # likewise: integer arrays were cast as `input_dtype`
     lists_as_float64 = False   # likewise: a list was read as numpy reads it
     frames_as_array = False    # likewise: a frame's integer columns were cast on their own
+    preprocess = None          # a Pipeline's per-feature steps the rows go through first (notebook 06), or None
 
     def __setstate__(self, state):
         "Unpickle; an ensemble pickled before the per-node path arrays were kept gets them now."
@@ -379,6 +381,9 @@ class TreeEnsemble:
                 what: str = "X", # the argument's name, used in error messages
                ):
         "`X` with its columns in the model's order: a frame or Series matched by name, sparse rows densified, arrays width-checked."
+        if self.preprocess is not None and _is_sparse(X):   # a scaler may keep it sparse, and the final model read absent entries as missing
+            raise TypeError(f"{what} is a sparse matrix ({type(X).__name__}); the rows of a pipeline are explained dense: pass "
+                            f"{what}.toarray()")
         if self.lists_as_float64 and isinstance(X, (list, tuple)):   # an id above 2**53 rounds as the library rounds it
             try: X = np.asarray(X, dtype=np.float64)
             except (TypeError, ValueError): pass              # text or ragged: refused below as it is
@@ -495,6 +500,9 @@ class TreeEnsemble:
         "Rows as a float64 (n, p) array cast as the model casts them, the column names (or None), and whether X was one row."
         X = self.matched(X, what)
         names, single = None, is_series(X) or (not is_frame(X) and np.ndim(X) == 1)
+        if self.preprocess is not None:                   # a pipeline's steps first: the final model reads their numbers
+            names = [str(c) for c in (X.index if is_series(X) else X.columns)] if is_series(X) or is_frame(X) else None
+            X = through_steps(self.preprocess, X, what)
         if is_series(X):
             names = [str(c) for c in X.index]
             X = self._series_frame(X, what)
@@ -1038,11 +1046,12 @@ def _from_catboost(model) -> TreeEnsemble:
                         lists_as_float64=True)
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #7774b45c
-def tree_ensemble(model,                # a fitted scikit-learn DecisionTree, RandomForest, ExtraTrees, (Hist)GradientBoosting, IsolationForest, XGBoost, LightGBM or CatBoost model, or a TreeEnsemble
+def tree_ensemble(model,                # a fitted scikit-learn DecisionTree, RandomForest, ExtraTrees, (Hist)GradientBoosting, IsolationForest, XGBoost, LightGBM or CatBoost model, a Pipeline of per-feature steps ending in one (notebook 06), or a TreeEnsemble
                   iteration_range=None, # XGBoost and LightGBM: the boosting rounds (begin, end) to explain, with XGBoost's meaning (end 0: the default); None: those `predict` uses
                   missing=None,         # XGBoost: the value its DMatrix read as missing (a raw Booster does not store it); None: the wrapper's own, else NaN
                  ) -> TreeEnsemble:
     "Convert a fitted tree model of scikit-learn, XGBoost, LightGBM or CatBoost into a `TreeEnsemble`."
+    if is_pipeline(model): return _behind_steps(model, iteration_range, missing)
     module, name = type(model).__module__, type(model).__name__
     boosters = module.startswith("xgboost.") or module.startswith("lightgbm.")
     if iteration_range is not None and not boosters:
@@ -1069,6 +1078,22 @@ def tree_ensemble(model,                # a fitted scikit-learn DecisionTree, Ra
     if module.startswith("catboost.") and hasattr(model, "save_model") and hasattr(model, "calc_leaf_indexes"): return _from_catboost(model)
     raise ValueError(f"unsupported model {module}.{name}; expected a fitted scikit-learn DecisionTree, RandomForest, ExtraTrees, "
                      "(Hist)GradientBoosting, IsolationForest, an XGBoost, a LightGBM or a CatBoost model")
+
+# %% ../../../nbs/10_tree_ensemble.ipynb #4f908cfd
+def _behind_steps(pipeline,             # a fitted scikit-learn Pipeline of PER_FEATURE_STEPS ending in a tree model
+                  iteration_range=None, # as in tree_ensemble, for the final model
+                  missing=None,         # as in tree_ensemble, for the final model
+                 ) -> TreeEnsemble:
+    "The final tree model's ensemble, reading rows through the pipeline's per-feature steps and named as the pipeline."
+    steps, final = per_feature_steps(pipeline, "the trees' splits would not each read one of the pipeline's input features")
+    e = copy.copy(tree_ensemble(final, iteration_range, missing))
+    check_steps_width(pipeline, e.n_features)
+    if e.categorical is not None or e.pandas_categorical is not None or e.preprocess is not None:
+        raise ValueError(f"unsupported model Pipeline: its final {type(final).__name__} has categorical features or steps of its "
+                         "own, which the numeric per-feature steps before it cannot feed; explain the pipeline by its predict "
+                         "with data= (method='exact' or 'kernelshap')")
+    e.preprocess, e.feature_names = steps, model_feature_names(pipeline)
+    return e
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #ce0cb4ef
 @njit(cache=True)

@@ -44,7 +44,7 @@ SHAP_MODEL_OUTPUTS = ("raw", "probability", "log_loss", "predict", "predict_prob
 class TreeExplainer:
     "Exact Shapley values of tree ensembles, with shap's `TreeExplainer` conventions."
     def __init__(self,
-                 model,                                  # fitted scikit-learn / XGBoost / LightGBM / CatBoost tree model, or a TreeEnsemble
+                 model,                                  # fitted scikit-learn / XGBoost / LightGBM / CatBoost tree model, a Pipeline of per-feature steps ending in one (notebook 10), or a TreeEnsemble
                  data=None,                              # background rows (array, DataFrame or sparse matrix): interventional with "auto"; covers with "tree_path_dependent"
                  feature_perturbation: str = "auto",     # "auto" (interventional if data is given, else path-dependent, as shap), "interventional" or "tree_path_dependent"
                  n_jobs: int | None = None,              # threads for the rows (None or -1: all of numba's)
