@@ -297,6 +297,29 @@ def categorical_lightgbm():
     return model, X
 
 
+@settings(max_examples=3, **SETTINGS)
+@given(st.permutations(range(6)), st.permutations(range(6)))
+def test_column_transformer_pipeline_is_exact_on_permuted_text_frames(categorical_lightgbm, order_x, order_b):
+    "A ColumnTransformer (encoded text categories, scaled, dropped and passed columns) before a tree model: the brute force over its predict."
+    from sklearn.compose import make_column_transformer
+    from sklearn.impute import SimpleImputer
+    from sklearn.preprocessing import OrdinalEncoder
+    _, X = categorical_lightgbm
+    text = X.astype({"colour": object, "store": object, "grade": object})
+    text.loc[text.index % 13 == 0, "colour"] = np.nan
+    y = 2.0 * (text.colour == "red") + text["size"] * (text.store == "north") + text.age
+    encoded = make_column_transformer((make_pipeline(SimpleImputer(strategy="most_frequent"), OrdinalEncoder()), ["colour", "store"]),
+                                      (StandardScaler(), ["age"]), ("drop", ["grade"]), remainder="passthrough")
+    model = make_pipeline(encoded, HistGradientBoostingRegressor(max_iter=15, categorical_features=[0, 1])).fit(text, y)
+    rows, background = text.iloc[:2], text.iloc[200:206]
+    e = explain(model, rows.iloc[:, list(order_x)], data=background.iloc[:, list(order_b)])
+    assert e.method == "tree" and e.feature_names == list(text.columns)
+    for r in range(2):
+        truth, _ = brute_force_marginal(model.predict, rows.iloc[r], background)
+        np.testing.assert_allclose(e.values[r], truth, rtol=0, atol=1e-10)
+    assert (e.values[:, list(text.columns).index("grade")] == 0).all()     # dropped: never read
+
+
 def test_categorical_frame_through_the_model_agnostic_routes(categorical_lightgbm):
     "explain's exact and kernelshap routes on category columns = brute force over all 2^6 coalitions of model.predict."
     model, X = categorical_lightgbm

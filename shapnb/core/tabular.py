@@ -13,7 +13,7 @@ from .validation import check_coalitions, real_array
 # %% auto #0
 __all__ = ['PER_FEATURE_STEPS', 'is_frame', 'is_series', 'check_tabular', 'model_feature_names', 'match_columns',
            'ReorderedColumnsWarning', 'warn_reordered', 'match_frames', 'HybridRows', 'float_rows', 'check_no_infinity',
-           'is_pipeline', 'per_feature_steps', 'check_steps_width', 'through_steps']
+           'is_pipeline', 'per_feature_steps', 'check_steps_width', 'column_sources', 'through_steps']
 
 # %% ../../nbs/06_tabular.ipynb #5d15a107
 def is_frame(X, # anything
@@ -435,18 +435,29 @@ def check_no_infinity(X,              # rows: an array, a DataFrame or a Series 
 PER_FEATURE_STEPS = ("StandardScaler", "MinMaxScaler", "MaxAbsScaler", "RobustScaler", "QuantileTransformer",
                      "PowerTransformer", "SimpleImputer")   # scikit-learn transforms whose output column j reads input column j alone
 
-def _per_feature(step) -> bool:
-    "Whether a pipeline step is one of PER_FEATURE_STEPS, each feature mapped on its own."
-    kind = type(step)
-    return (kind.__module__.startswith("sklearn.") and kind.__name__ in PER_FEATURE_STEPS
+def _sklearn_named(step, names) -> bool:
+    "Whether `step` is a scikit-learn object whose class is one of `names`."
+    return type(step).__module__.startswith("sklearn.") and type(step).__name__ in names
+
+def _per_feature(step, encoders: bool = False) -> bool:
+    "Whether a step maps each feature on its own, in place: one of PER_FEATURE_STEPS (with `encoders`: also an OrdinalEncoder, an identity, or a Pipeline of such)."
+    if encoders and is_pipeline(step): return all(_per_feature(s, True) for _, s in step.steps)
+    if encoders and _sklearn_named(step, ("FunctionTransformer",)): return step.func is None   # the identity (a remainder's)
+    return (_sklearn_named(step, PER_FEATURE_STEPS + (("OrdinalEncoder",) if encoders else ()))
             and not getattr(step, "add_indicator", False))
+
+def _reorders(step) -> bool:
+    "Whether a step is a ColumnTransformer whose every part maps its columns on its own (or drops or passes them)."
+    return _sklearn_named(step, ("ColumnTransformer",)) and all(
+        (isinstance(t, str) and t in ("drop", "passthrough")) or _per_feature(t, True) for _, t, _ in step.transformers_)
 
 def is_pipeline(model) -> bool:
     "Whether `model` is a scikit-learn Pipeline."
     return type(model).__module__.startswith("sklearn.") and isinstance(getattr(model, "steps", None), list)
 
-def per_feature_steps(model,    # a fitted model, or a scikit-learn Pipeline whose steps before the last are PER_FEATURE_STEPS
-                      why: str, # what a step mixing columns would break, for the refusal ("the kernel is no product ...")
+def per_feature_steps(model,                 # a fitted model, or a scikit-learn Pipeline whose steps before the last map each feature on its own
+                      why: str,              # what a step mixing columns would break, for the refusal ("the kernel is no product ...")
+                      encoders: bool = False, # also admit OrdinalEncoders and ColumnTransformers of per-feature parts (tree models)
                      ) -> tuple:
     "(the steps before the final model as a Pipeline, or None for a bare model; the final model); any other pipeline refused."
     if not is_pipeline(model): return None, model
@@ -455,31 +466,69 @@ def per_feature_steps(model,    # a fitted model, or a scikit-learn Pipeline who
             raise ValueError(f"unsupported model Pipeline: its step {name!r} is {step!r}, which hides the names and number of "
                              "its input features from the pipeline; drop the step, or explain the pipeline by its predict "
                              "with data= (method='exact' or 'kernelshap')")
-        if not _per_feature(step):
+        if not (_per_feature(step, encoders) or (encoders and _reorders(step))):
+            extra = "; OrdinalEncoder, and ColumnTransformers of these" if encoders else ""
             raise ValueError(f"unsupported model Pipeline: its step {name!r} ({type(step).__name__}) is not a per-feature "
                              f"transform, so {why} (the steps that keep each feature on its own: {', '.join(PER_FEATURE_STEPS)}, "
-                             "the imputer only without add_indicator); explain the pipeline by its predict with data= "
+                             f"the imputer only without add_indicator{extra}); explain the pipeline by its predict with data= "
                              "(method='exact' or 'kernelshap')")
     return model[:-1], model.steps[-1][1]
+
+def _width_error(n_in, width) -> ValueError:
+    return ValueError(f"unsupported model Pipeline: its steps turn {n_in} input features into {width}, so they do not map "
+                      "each feature on its own; explain the pipeline by its predict with data=")
 
 def check_steps_width(model, # a Pipeline of per-feature steps
                       width: int, # the number of features its final model reads
                      ):
     "Refuse a pipeline whose steps do not hand its final model one column per input feature (an imputer dropped one)."
     n_in = getattr(model, "n_features_in_", None)
-    if n_in is None or width != n_in:
-        raise ValueError(f"unsupported model Pipeline: its steps turn {n_in} input features into {width}, so they do not "
-                         "map each feature on its own; explain the pipeline by its predict with data=")
+    if n_in is None or width != n_in: raise _width_error(n_in, width)
+
+def column_sources(steps, # the steps of per_feature_steps(..., encoders=True), a fitted Pipeline
+                   n_in: int, # the number of the pipeline's input features
+                  ) -> np.ndarray:
+    "Per column the steps hand the final model, the input feature it reads ($\\sigma$ above): ColumnTransformers reorder and drop."
+    source = np.arange(n_in)
+    for _, step in steps.steps:
+        width = getattr(step, "n_features_in_", len(source))
+        if width != len(source): raise _width_error(n_in, width)   # an earlier step dropped a column
+        if not _reorders(step): continue                           # in place
+        if getattr(step, "sparse_output_", False):
+            raise ValueError("unsupported model Pipeline: its ColumnTransformer gives sparse output; explain the pipeline by its predict with data=")
+        inputs = getattr(step, "_transformer_to_input_indices", None)   # scikit-learn's own record of each part's columns
+        if inputs is None: raise ValueError("this scikit-learn version's ColumnTransformer does not say which columns each part read; "
+                                            "explain the pipeline by its predict with data=")
+        out = np.full(sum(s.stop - s.start for s in step.output_indices_.values()), -1)
+        for name, where in step.output_indices_.items():
+            columns = np.asarray(inputs[name], int)
+            if where.stop - where.start not in (0, len(columns)): raise _width_error(len(columns), where.stop - where.start)
+            out[where] = source[columns[: where.stop - where.start]]
+        if (out < 0).any() or len(set(out.tolist())) < len(out):
+            raise ValueError("unsupported model Pipeline: its ColumnTransformer reads a column twice or leaves an output column "
+                             "unexplained; explain the pipeline by its predict with data=")
+        source = out
+    return source
+
+def _encodes(steps) -> bool:
+    "Whether any step is (or holds) an encoder or a ColumnTransformer: rows then go in as they are, not as numbers."
+    return any(_reorders(s) or not _per_feature(s) for _, s in steps.steps)
 
 def through_steps(steps,                # the per-feature steps, a fitted Pipeline (per_feature_steps' first result)
                   X,                    # matched rows: an array (n, p) or one row (p,), a DataFrame or a Series
                   what: str = "X",      # the argument's name, used in messages
                  ) -> np.ndarray:
-    "The rows of `X` as the final model reads them: numbers through the per-feature steps, a float array of X's shape."
-    rows = float_rows(X, what)
-    two = np.atleast_2d(rows)
-    if (names := model_feature_names(steps)) is not None:   # fitted on a frame (so pandas is there): named as at fit
-        import pandas as pd
-        two = pd.DataFrame(two, columns=names)
-    out = np.asarray(steps.transform(two), dtype=float)
-    return out[0] if rows.ndim == 1 else out
+    "The rows of `X` as the final model reads them, through the per-feature steps: a float array, one row (p',) for one row."
+    import pandas as pd
+    one = (np.ndim(X) == 1) if not is_frame(X) else False
+    if _encodes(steps):                                   # text categories go in as they are
+        two = X.to_frame().T.infer_objects() if is_series(X) else X if is_frame(X) else np.atleast_2d(np.asarray(X, dtype=object))
+    else: two = np.atleast_2d(float_rows(X, what))
+    if (names := model_feature_names(steps)) is not None and not is_frame(two):   # fitted on a frame: named as at fit
+        two = pd.DataFrame(two, columns=names).infer_objects()
+    out = steps.transform(two)
+    try: out = np.asarray(out.to_numpy(dtype=float, na_value=np.nan) if is_frame(out) else out, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"the pipeline's steps turn {what} into non-numbers, which the final model is not read with here; "
+                         "explain the pipeline by its predict with data=") from None
+    return out[0] if one else out

@@ -11,7 +11,7 @@ from numba import njit
 from ...core.quadrature import exact_nodes, product_shapley
 from ...core.validation import check_bool, check_int, check_coalitions, holds_text
 from ...core.tabular import (is_frame, is_series, match_columns, model_feature_names, is_pipeline, per_feature_steps,
-                                 check_steps_width, through_steps)
+                                 column_sources, through_steps, _width_error)
 
 # %% auto #0
 __all__ = ['DECISION_LE', 'DECISION_LT', 'DECISION_CATEGORY', 'MISSING_NAN', 'MISSING_AS_ZERO', 'MISSING_ZERO_OR_NAN',
@@ -250,6 +250,7 @@ class TreeEnsemble:
     lists_as_float64 = False   # likewise: a list was read as numpy reads it
     frames_as_array = False    # likewise: a frame's integer columns were cast on their own
     preprocess = None          # a Pipeline's per-feature steps the rows go through first (notebook 06), or None
+    preprocess_columns = None  # with them: per column they hand the trees, the input feature it reads (None: in place)
 
     def __setstate__(self, state):
         "Unpickle; an ensemble pickled before the per-node path arrays were kept gets them now."
@@ -502,7 +503,9 @@ class TreeEnsemble:
         names, single = None, is_series(X) or (not is_frame(X) and np.ndim(X) == 1)
         if self.preprocess is not None:                   # a pipeline's steps first: the final model reads their numbers
             names = [str(c) for c in (X.index if is_series(X) else X.columns)] if is_series(X) or is_frame(X) else None
-            X = through_steps(self.preprocess, X, what)
+            X = np.atleast_2d(through_steps(self.preprocess, X, what))
+            if self.preprocess_columns is not None:       # back in the input's order; a dropped feature's column is never read
+                placed = np.zeros((len(X), self.n_features)); placed[:, self.preprocess_columns] = X; X = placed
         if is_series(X):
             names = [str(c) for c in X.index]
             X = self._series_frame(X, what)
@@ -1080,18 +1083,29 @@ def tree_ensemble(model,                # a fitted scikit-learn DecisionTree, Ra
                      "(Hist)GradientBoosting, IsolationForest, an XGBoost, a LightGBM or a CatBoost model")
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #4f908cfd
-def _behind_steps(pipeline,             # a fitted scikit-learn Pipeline of PER_FEATURE_STEPS ending in a tree model
+def _behind_steps(pipeline,             # a fitted scikit-learn Pipeline of per-feature steps (notebook 06) ending in a tree model
                   iteration_range=None, # as in tree_ensemble, for the final model
                   missing=None,         # as in tree_ensemble, for the final model
                  ) -> TreeEnsemble:
-    "The final tree model's ensemble, reading rows through the pipeline's per-feature steps and named as the pipeline."
-    steps, final = per_feature_steps(pipeline, "the trees' splits would not each read one of the pipeline's input features")
+    "The final tree model's ensemble over the pipeline's input features, reading rows through its per-feature steps."
+    steps, final = per_feature_steps(pipeline, "the trees' splits would not each read one of the pipeline's input features", encoders=True)
     e = copy.copy(tree_ensemble(final, iteration_range, missing))
-    check_steps_width(pipeline, e.n_features)
-    if e.categorical is not None or e.pandas_categorical is not None or e.preprocess is not None:
-        raise ValueError(f"unsupported model Pipeline: its final {type(final).__name__} has categorical features or steps of its "
-                         "own, which the numeric per-feature steps before it cannot feed; explain the pipeline by its predict "
-                         "with data= (method='exact' or 'kernelshap')")
+    n_in = getattr(pipeline, "n_features_in_", None)
+    if n_in is None: raise _width_error(n_in, e.n_features)
+    source = column_sources(steps, n_in)
+    if len(source) != e.n_features: raise _width_error(n_in, e.n_features)
+    by_frame = e.categorical is not None and any(c is not None and c.categories is None for c in e.categorical)
+    if e.pandas_categorical is not None or by_frame or e.preprocess is not None:
+        raise ValueError(f"unsupported model Pipeline: its final {type(final).__name__} reads categories from a frame's pandas "
+                         "dtype, or has steps of its own, which the steps before it are not read into here; explain the "
+                         "pipeline by its predict with data= (method='exact' or 'kernelshap')")
+    if not np.array_equal(source, np.arange(n_in)):   # reordered or dropped: each split relabelled with its input feature
+        e.feature = np.where(e.feature >= 0, source[np.maximum(e.feature, 0)], -1)
+        if e.categorical is not None:
+            codes, e.categorical = e.categorical, [None] * n_in
+            for c, j in enumerate(source): e.categorical[j] = codes[c]
+        e.n_features, e.preprocess_columns = n_in, source
+        e._check()
     e.preprocess, e.feature_names = steps, model_feature_names(pipeline)
     return e
 
