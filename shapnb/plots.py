@@ -82,6 +82,23 @@ def _value_colours(column, colormap, n: int) -> np.ndarray:
         out[known] = colormap(np.clip((values[known] - lo) / (hi - lo), 0, 1) if hi > lo else np.full(known.sum(), 0.5))
     return out
 
+def _value_name(expl: Explanation) -> str:
+    "What the values are, from the index in the explanation's details: 'Shapley value' unless another index made them."
+    index = expl.details.get("index")
+    if isinstance(index, str):
+        return {"SII": "Shapley value", "BII": "Banzhaf value"}.get(index, f"{index} first-order term")
+    if not isinstance(index, tuple) or not index or index[0] == "shapley": return "Shapley value"
+    if index[0] == "weighted_banzhaf": return f"weighted Banzhaf value (w = {index[1]:g})"
+    if index[0] == "beta_shapley": return f"Beta({index[1]:g}, {index[2]:g}) Shapley value"
+    return f"{str(index[0]).replace('_', ' ').capitalize()} value"
+
+def _value_label(expl: Explanation) -> str:
+    "The values' axis label: what they are, as |…| for `e.abs`, and a mean (or sum) over rows as such: mean |φ| is not |mean φ|."
+    name = _value_name(expl)
+    if expl._folded == "after": return f"|{expl._pooled} {name}| over rows"     # e.mean(0).abs
+    if expl._folded: name = f"|{name}|"
+    return f"{expl._pooled} {name} over rows" if expl._pooled else name
+
 def _uncertainty_label(expl: Explanation, level: float) -> str:
     "The axis label's note on the error bars, or an empty string when the explanation has no se or sd."
     kind = "se" if expl.se is not None else "posterior sd" if expl.sd is not None else None
@@ -119,12 +136,11 @@ def bar(expl: Explanation,        # the explanation, of one output (`expl.output
     s = expl.uncertainty
     if expl.n_rows is None:
         vals, err, data = expl.values, None if s is None else z * s, None if expl._pooled else expl.data   # a mean: no row's values
-        xlabel = ("|Shapley value|" if expl._folded else "Shapley value")   # e.abs.mean(0), shap's idiom: absolute values
-        if expl._pooled: xlabel = f"{expl._pooled} {xlabel} over rows"
+        xlabel = _value_label(expl)                               # e.abs.mean(0), shap's idiom, or e.mean(0).abs
     else:
         n = expl.n_rows
         vals, err, data = np.abs(expl.values).mean(0), None if s is None else z * s.mean(0), None   # |phi|: see Explanation.abs
-        xlabel = f"mean |Shapley value| over {n} rows"
+        xlabel = f"mean |{_value_name(expl)}| over {n} rows"
     show, rest = _top(np.abs(vals), max_display)
     labels = [_label(expl.feature_names[j], None if data is None else data[j]) for j in show]
     v, e = list(vals[show]), None if err is None else list(err[show])
@@ -175,7 +191,7 @@ def beeswarm(expl: Explanation,    # an explanation of several rows, of one outp
         ax.scatter(x, y0 + _swarm(x), c=c, s=14, lw=0, alpha=0.9, zorder=3)
     ax.set_yticks(np.arange(len(show))[::-1], [expl.feature_names[j] for j in show])
     ax.axvline(0, color="#999999", lw=0.8, zorder=1)
-    ax.set_xlabel("Shapley value (impact on the output)")
+    ax.set_xlabel(f"{_value_label(expl)} (impact on the output)")
     ax.spines[["top", "right"]].set_visible(False)
     if data is not None and any(_missing(data[:, j]).any() for j in show):
         ax.scatter([], [], color=MISSING, s=14, label="missing value")
@@ -211,7 +227,7 @@ def _bins(column, min_rows: int = 10) -> np.ndarray:
 def _adjusted_r2(residual: np.ndarray, bins: np.ndarray, column) -> float:
     "Adjusted R² of within-bin fits of `residual` on `column` (a line on its ranks, or category means)."
     values = _numeric_column(column)
-    use = np.ones(len(residual), bool) if values is None else ~np.isnan(values)
+    use = ~_missing(column)                                     # missing values are no category, nor a number
     r, b = residual[use], bins[use]
     if values is None: groups = np.unique(np.asarray(column, dtype=str)[use], return_inverse=True)[1]
     else: x = rankdata(values[use])
@@ -268,16 +284,6 @@ def _interaction_matrices(expl: Explanation) -> np.ndarray:
     raise ValueError(f"the interactions must have shape {want} to match the values {expl.values.shape}, got {I.shape} "
                      "(a selection of features, e[:, names], does not select them: pass the whole explanation)")
 
-def _value_name(expl: Explanation) -> str:
-    "What the values are, from the index in the explanation's details: 'Shapley value' unless another index made them."
-    index = expl.details.get("index")
-    if isinstance(index, str):
-        return {"SII": "Shapley value", "BII": "Banzhaf value"}.get(index, f"{index} first-order term")
-    if not isinstance(index, tuple) or not index or index[0] == "shapley": return "Shapley value"
-    if index[0] == "weighted_banzhaf": return f"weighted Banzhaf value (w = {index[1]:g})"
-    if index[0] == "beta_shapley": return f"Beta({index[1]:g}, {index[2]:g}) Shapley value"
-    return f"{str(index[0]).replace('_', ' ').capitalize()} value"
-
 def interaction_partner(expl: Explanation, # an explanation of several rows, of one output, with `data` or `.interactions`
                         feature,           # the feature whose partner is wanted: its name or index
                        ) -> str | None:
@@ -325,14 +331,16 @@ def scatter(expl: Explanation,   # an explanation of several rows with their fea
     colormap = _colormap(cmap)
     colours = np.tile(to_rgba(TEXT), (len(y), 1)) if c_index is None else _value_colours(expl.data[:, c_index], colormap, len(y))
     if s is not None:
-        ax.errorbar(x, y, yerr=z * s[:, i], fmt="none", ecolor="#9a9a9a", elinewidth=0.8, alpha=0.7, zorder=2)
+        half = z * s[:, i]
+        ax.errorbar(x, y, yerr=[np.minimum(half, y) if expl._folded else half, half], fmt="none",   # |phi| >= 0
+                    ecolor="#9a9a9a", elinewidth=0.8, alpha=0.7, zorder=2)
     ax.scatter(x, y, c=colours, s=16, lw=0, zorder=3)
     if ticks is not None: ax.set_xticks(range(len(ticks)), ticks)
     if missing.any():
         ax.annotate("missing", (x[missing][0], ax.get_ylim()[0]), xytext=(0, 4), textcoords="offset points",
                     ha="center", fontsize=7, color="#555555")
     ax.axhline(0, color="#999999", lw=0.8, zorder=1)
-    ax.set_xlabel(name); ax.set_ylabel(f"{_value_name(expl)} of {name}" + _uncertainty_label(expl, level))
+    ax.set_xlabel(name); ax.set_ylabel(f"{_value_label(expl)} of {name}" + _uncertainty_label(expl, level))
     if c_index is not None and _numeric_column(expl.data[:, c_index]) is not None:
         bar_ = ax.figure.colorbar(ScalarMappable(Normalize(0, 1), colormap), ax=ax, ticks=[0, 1], aspect=30, pad=0.02)
         bar_.ax.set_yticklabels(["low", "high"]); bar_.set_label(expl.feature_names[c_index])
@@ -442,7 +450,7 @@ def waterfall(expl: Explanation,     # the explanation, of one output
 def convergence(budgets,              # the budget (game evaluations) of each run, positive
                 estimates,            # (len(budgets), p) values, or one single-row Explanation per budget
                 ses=None,             # (len(budgets), p) standard errors for the bands (Explanations carry their own)
-                truth=None,           # exact values (p,): plot estimate − truth instead of the estimates
+                truth=None,           # exact values (p,), or their single-row Explanation (matched by name): plot estimate − truth
                 level: float = 0.95,  # coverage of the bands
                 feature_names=None,   # p names for the legend, default the Explanations' or x0, x1, ...
                 ax=None,              # matplotlib Axes to draw on, None for a new figure
@@ -462,6 +470,14 @@ def convergence(budgets,              # the budget (game evaluations) of each ru
         feature_names = first if feature_names is None else feature_names
         ses = None if any(e.uncertainty is None for e in es) else np.stack([e.uncertainty for e in es])
         estimates = np.stack([e.values for e in es])
+    if isinstance(truth, Explanation):                 # the exact explanation: its values, by name where the runs are named
+        truth = _check_explanation(truth)
+        if truth.n_rows is not None: raise ValueError("truth must be a single-row Explanation (or the exact values, (p,))")
+        if feature_names is not None and sorted(truth.feature_names) == sorted(feature_names):
+            truth = truth[[truth.feature_names.index(str(f)) for f in feature_names]]
+        elif feature_names is not None:
+            raise ValueError(f"truth explains features {truth.feature_names[:6]}, the runs {list(feature_names)[:6]}: the same features are needed")
+        truth = truth.values
     budgets, est = real_array(budgets, "budgets"), real_array(estimates, "estimates")
     est = est[:, None] if est.ndim == 1 else est
     if budgets.ndim != 1 or est.ndim != 2 or len(est) != len(budgets) or len(budgets) == 0:

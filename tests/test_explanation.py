@@ -66,17 +66,19 @@ def test_to_shap_keeps_the_numbers(e):
 
 @st.composite
 def keyed(draw):
-    "A random Explanation and a valid shap-style key for it, with the positions it selects on each axis."
+    "A random Explanation and a valid shap-style key for it (lists or masks on one axis at most), with the positions it selects on each axis."
     e = draw(explanations())
     axes = (["rows"] if e.n_rows is not None else []) + ["features"] + (["outputs"] if e.n_outputs is not None else [])
     sizes = {"rows": e.n_rows, "features": e.n_features, "outputs": e.n_outputs}
     labels = {"rows": None, "features": e.feature_names, "outputs": e.output_names}
     n_keys = draw(st.integers(0, len(axes)))
-    keys, picks = [], []
+    keys, picks, fancy = [], [], False
     for axis in axes[:n_keys]:
         size = sizes[axis]
-        kind = draw(st.sampled_from(["int", "neg", "slice", "list", "mask", "name", "names"] if labels[axis] else
-                                    ["int", "neg", "slice", "list", "mask"]))
+        kinds = ["int", "neg", "slice"] + (["name"] if labels[axis] else []) + \
+                ([] if fancy else ["list", "mask"] + (["names"] if labels[axis] else []))
+        kind = draw(st.sampled_from(kinds))
+        fancy = fancy or kind in ("list", "mask", "names")
         if kind in ("int", "neg"):
             j = draw(st.integers(0, size - 1)); keys.append(j if kind == "int" else j - size); picks.append((j, True))
         elif kind == "slice":
@@ -121,6 +123,16 @@ def test_indexing_selects_like_outer_numpy_indexing(case):
     features = dict(zip(axes, picks))["features"]
     names = [e.feature_names[j] for j in np.atleast_1d(features[0])]
     assert got.feature_names == names
+
+
+@settings(max_examples=40, deadline=None)
+@given(explanations(), st.data())
+def test_lists_on_two_axes_are_index_errors(e, data):
+    "numpy and shap pair up lists on two axes, where a block would be wanted: refused, never a different selection."
+    sizes = [n for n in (e.n_rows, e.n_features, e.n_outputs) if n is not None]
+    if len(sizes) < 2: return
+    keys = [data.draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=3)) for n in sizes[:2]]
+    with pytest.raises(IndexError, match="one axis at a time"): e[keys[0], keys[1]]
 
 
 @settings(max_examples=80, deadline=None)

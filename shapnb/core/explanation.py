@@ -20,6 +20,13 @@ def _float_array(name: str, x, shape: tuple) -> np.ndarray:
     if x.shape != shape: raise ValueError(f"{name} must have shape {shape} (the shape of values), got {x.shape}")
     return x
 
+def _read_only(a: np.ndarray) -> np.ndarray:
+    "A read-only view of `a` (a number as it is): an Explanation's arrays are shared by its selections, and an edit would skip its checks."
+    if not isinstance(a, np.ndarray): return a
+    view = a.view()
+    view.flags.writeable = False
+    return view
+
 def _names(name: str, names, n: int, prefix: str) -> list[str]:
     "`n` labels: the given ones as strings, or `prefix0, prefix1, ...`."
     if names is None: return [f"{prefix}{j}" for j in range(n)]
@@ -96,6 +103,9 @@ class Explanation:
         n, p, k = v.shape
         self._v = _float_array("values", v, v.shape)
         out_shape = values.shape[:1] * rows + values.shape[-1:] * multi   # values' shape without the feature axis
+        if rows and multi and np.ndim(base_values) == 1 and n == k:       # (n,) per row, or (k,) per output? both fit
+            raise ValueError(f"base_values of shape ({n},) is ambiguous for {n} rows of {k} outputs: pass shape ({n}, 1) for one "
+                             f"per row, or (1, {k}) for one per output")
         try: base = np.broadcast_to(np.asarray(base_values, dtype=float), out_shape)
         except ValueError: raise ValueError(f"base_values must broadcast to shape {out_shape}, got {np.shape(base_values)}") from None
         self._base = _float_array("base_values", base.reshape(n, k), (n, k)).copy()
@@ -104,10 +114,10 @@ class Explanation:
         if data is not None and hasattr(data, "columns"):   # a pandas DataFrame names its features
             columns = [str(c) for c in data.columns]
             if feature_names is None: feature_names = list(data.columns)
-            elif not isinstance(feature_names, str) and list(map(str, feature_names)) != columns and \
-                    sorted(map(str, feature_names)) == sorted(columns):
-                raise ValueError(f"data's columns {columns} are feature_names {list(feature_names)} in another order: "
-                                 "pass data[feature_names] so that each column stays with its name")
+            elif not isinstance(feature_names, str) and (moved := [str(f) for j, f in enumerate(feature_names)
+                                                                    if str(f) in columns and columns.index(str(f)) != j]):
+                raise ValueError(f"feature_names {list(feature_names)} name data's columns {moved} in another order than data's "
+                                 f"{columns}: pass data[feature_names] (or names in data's order) so that each column stays with its name")
             data = _frame_values(data)
         if data is not None:
             data = np.asarray(check_dense(data, "data"))
@@ -156,16 +166,16 @@ class Explanation:
         return e.astype(np.int64)
 
     def _public(self, a: np.ndarray) -> np.ndarray:
-        "A canonical `(n, p, k)` (values, se, sd) or `(n, k)` (base values) array with the absent axes dropped."
+        "A canonical `(n, p, k)` (values, se, sd) or `(n, k)` (base values) array with the absent axes dropped, read-only."
         if a.ndim == 3 and not self._feature_axis: a = a[:, 0]
         if not self._multi: a = a[..., 0]
-        return a if self._rows else a[0]
+        return _read_only(a if self._rows else a[0])
 
     def _public_data(self):
-        "The canonical `(n, p)` data with the absent axes dropped, or None."
+        "The canonical `(n, p)` data with the absent axes dropped (read-only), or None."
         if self._data is None: return None
         d = self._data if self._feature_axis else self._data[:, 0]
-        return d if self._rows else d[0]
+        return _read_only(d if self._rows else d[0])
 
     values = property(lambda self: self._public(self._v), doc="Shapley values, shape `(p,)`, `(n, p)`, `(p, k)` or `(n, p, k)`.")
     base_values = property(lambda self: self._public(self._base), doc="$v(\\emptyset)$ of each row and output.")
@@ -266,6 +276,10 @@ def _getitem(self, key) -> Explanation:
     if len(keys) > len(axes):
         raise IndexError(f"too many indices: {len(keys)} for an Explanation with values of shape {self.shape} "
                          f"({', '.join(axes)})")
+    fancy = [k for k in keys if isinstance(k, (list, tuple, np.ndarray)) or (hasattr(k, "__array__") and np.ndim(k) > 0)]
+    if len(fancy) > 1:   # numpy and shap pair them up (e[[0, 1], [0, 1]] is two values there): never a different selection
+        raise IndexError("lists (or masks) on two axes select pairs in numpy and shap, and a block would be a different "
+                         "selection: select one axis at a time, e.g. e[[0, 1]][:, [0, 1]], or use a slice on one of them")
     n, p, k = self._v.shape
     pick = {"rows": np.arange(n), "features": np.arange(p), "outputs": np.arange(k)}
     dropped = set()
@@ -337,7 +351,7 @@ def _abs(self) -> Explanation:
     new = _derive(self, np.abs(self._v), self._base, self._se, self._sd, self._data, self.feature_names, self.output_names,
                   rows=self._rows, multi=self._multi, feature_axis=self._feature_axis, n_evals=self.n_evals,
                   details=self._details)
-    new._folded = True
+    new._folded = "after" if self._pooled and not self._folded else True         # |mean φ| (e.mean(0).abs) is not mean |φ| (e.abs.mean(0))
     return new
 
 Explanation.abs = property(_abs, doc=_abs.__doc__)
@@ -366,7 +380,8 @@ def _reduce(self, axis, total: bool) -> Explanation:
         if data is not None:
             try: data = agg(data.astype(float), 0, keepdims=True)
             except (TypeError, ValueError): data = None        # text or categories: no mean
-        n_evals = None if n_evals is None else int(np.sum(np.broadcast_to(n_evals, n)))
+        first = np.unique(copy_of, return_index=True)[1]                     # a repeated row spent its evaluations once
+        n_evals = None if n_evals is None else int(np.sum(np.broadcast_to(n_evals, n)[first]))
     elif name == "features":
         v, se, sd, data = agg(v, 1, keepdims=True), None, None, None
         features = [f"{'sum' if total else 'mean'} of {self._v.shape[1]} features"]
@@ -472,6 +487,7 @@ def stack(explanations, # Explanations of single rows or blocks of rows, same fe
                   first.output_names, rows=True, multi=first._multi, feature_axis=first._feature_axis, n_evals=evals,
                   details=_index_only(first))
     new._row_ids = np.concatenate([_estimates(e) for e in es])   # stacking a row twice repeats one estimate
+    new._partial = any(e._partial for e in es)                     # some block lacks features: the rows need not add up
     if any(e._pooled for e in es): new._pooled = None              # rows again (a stacked mean is a row like the others)
     return new
 
