@@ -80,7 +80,7 @@ class Explanation:
     _row_ids = None        # per row, the estimate it holds (see `_estimates`); None only in one unpickled from before the ids
     def __init__(self,
                  values,               # (p,), (n, p), (n, p, k), or (p, k) when output_names is given
-                 base_values=0.0,      # v(∅) of each row and output; a scalar (or (k,)) broadcasts
+                 base_values=0.0,      # v(∅) of each row and output; a scalar, or (k,) one per output, broadcasts ((n, 1): one per row)
                  *,
                  se=None,              # standard errors of the values (an estimator's sampling spread)
                  sd=None,              # posterior standard deviations of the values (a Bayesian method's)
@@ -103,9 +103,6 @@ class Explanation:
         n, p, k = v.shape
         self._v = _float_array("values", v, v.shape)
         out_shape = values.shape[:1] * rows + values.shape[-1:] * multi   # values' shape without the feature axis
-        if rows and multi and np.ndim(base_values) == 1 and n == k:       # (n,) per row, or (k,) per output? both fit
-            raise ValueError(f"base_values of shape ({n},) is ambiguous for {n} rows of {k} outputs: pass shape ({n}, 1) for one "
-                             f"per row, or (1, {k}) for one per output")
         try: base = np.broadcast_to(np.asarray(base_values, dtype=float), out_shape)
         except ValueError: raise ValueError(f"base_values must broadcast to shape {out_shape}, got {np.shape(base_values)}") from None
         self._base = _float_array("base_values", base.reshape(n, k), (n, k)).copy()
