@@ -13,7 +13,7 @@ from ..core.scale import blas_threads
 from ..core.explanation import Explanation
 from .design import CoalitionDesign
 from .regression import IllConditionedWarning, sum_zero_basis, standardise_values, DF_MIN
-from .design import coalition_rank
+from .design import coalition_rank, row_blocks
 
 # %% auto #0
 __all__ = ['MAX_REPLICATES', 'BOOTSTRAPS', 'REPLICATE_BYTES', 'PROGRESS_WORK', 'FEW_REPLICATES', 'BOOT_UNITS', 'ROUNDING_EPS',
@@ -98,14 +98,16 @@ def replicate_multiplicities(design: CoalitionDesign, # the design whose units a
                              n_boot: int,             # number of replicates, at least 2
                              rng,                     # numpy Generator, or a seed for one
                             ) -> np.ndarray:
-    "Bootstrap multiplicities `(n_boot, n_units)` of the design's units for `method`."
+    "Bootstrap multiplicities `(n_boot, n_units)` of the design's units for `method`, as small unsigned integers."
     if not isinstance(method, str) or method not in BOOTSTRAPS[:3]: raise ValueError(f"unknown bootstrap {method!r}; use one of {BOOTSTRAPS[:3]}")
     n_boot = check_int(n_boot, "n_boot", minimum=2, maximum=MAX_REPLICATES)
     rng = random_generator(rng)
     n_units = design.n_units
-    if method == "shapr": return rng.multinomial(n_units, np.full(n_units, 1 / n_units), size=n_boot).astype(float)
+    if method == "shapr":
+        S = rng.multinomial(n_units, np.full(n_units, 1 / n_units), size=n_boot)
+        return S.astype(np.min_scalar_type(S.max()))
     draw = symmetric_multiplicities if method == "symmetric" else doubled_half_multiplicities
-    blocks = [draw(int(n), N, n_boot, rng) for n, N in zip(design.counts, design.population) if n > 0]
+    blocks = [draw(int(n), N, n_boot, rng).astype(np.uint8) for n, N in zip(design.counts, design.population) if n > 0]   # 0..3
     return np.concatenate(blocks, axis=1)
 
 # %% ../../nbs/22_bootstrap.ipynb #5f29362e
@@ -136,7 +138,13 @@ def jackknife_multiplicities(design: CoalitionDesign, # the design whose units a
     return (np.array(rows) if rows else np.zeros((0, design.n_units))), np.array(group, dtype=np.int64)
 
 # %% ../../nbs/22_bootstrap.ipynb #507dc746
-REPLICATE_BYTES = 1 << 30   # memory of the replicate systems solved at once, and the largest table of outer products kept
+REPLICATE_BYTES = 1 << 27   # memory of one step of the replicates: the systems solved at once, or one block of coalitions' products
+
+def _from_lower(entries, low, q: int) -> np.ndarray:
+    "Matrices `(B, q, q)` holding `entries` `(B, len(low[0]))` in their lower triangles `low` (zeros above)."
+    G = np.zeros((len(entries), q, q))
+    G[:, low[0], low[1]] = entries
+    return G
 
 def replicate_estimates(design: CoalitionDesign, # the evaluated design
                         game_values,             # (n,) values of `design.coalitions`
@@ -144,62 +152,73 @@ def replicate_estimates(design: CoalitionDesign, # the evaluated design
                         v_full: float,           # v(N)
                         multiplicities,          # (B, n_units) non-negative multiplicity of each unit in each replicate
                         rel_tol: float = 1e-12,  # eigenvalues below rel_tol * largest are dropped (pseudo-inverse)
-                        progress: bool = False,  # solve in about 50 chunks under a tqdm bar (the same estimates, to rounding)
+                        progress: bool = False,  # a tqdm bar over the replicates, advanced block by block (the same estimates)
                         ridge: float = 0.0,      # each replicate's ridge penalty, as in `solve_constrained_wls` (notebook 21)
                        ) -> np.ndarray:
     "Shapley estimates `(B, p)` of the design's bootstrap replicates, solved in one batch (pseudo-inverse if singular)."
     Z, w, p = design.coalitions, design.weights, design.p
-    y, S = np.asarray(game_values, float), np.asarray(multiplicities, float)
+    y, S = np.asarray(game_values, float), np.asarray(multiplicities)   # S as given (bytes, from replicate_multiplicities)
     if y.shape != (len(Z),): raise ValueError(f"game_values must have shape ({len(Z)},), got {y.shape}")
     if S.ndim != 2 or S.shape[1] != design.n_units: raise ValueError(f"multiplicities must be (B, {design.n_units})")
-    if not (np.isfinite(S).all() and (S >= 0).all()): raise ValueError("multiplicities must be finite and >= 0")
+    if S.dtype.kind not in "buif" or (S.size and not (S.min() >= 0 and np.isfinite(S.max()))):
+        raise ValueError("multiplicities must be finite and >= 0")
     if not np.isfinite([v_empty, v_full]).all(): raise ValueError("v_empty and v_full must be finite")
     if isinstance(ridge, (bool, np.bool_)) or not isinstance(ridge, (int, float, np.integer, np.floating)) or not (np.isfinite(ridge) and ridge >= 0):
         raise ValueError(f"ridge must be a finite number >= 0, got {ridge!r}")
+    if not len(S): return np.zeros((0, p))
     y, v_empty, v_full, e = standardise_values(y, v_empty, v_full)   # order 1; the replicates are scaled back exactly
-    P = sum_zero_basis(p)
+    P, q, n = sum_zero_basis(p), p - 1, len(Z)
     phi0 = np.full(p, (v_full - v_empty) / p)
-    X = Z @ P
-    b = y - v_empty - Z @ phi0
-    m = (p - 1) ** 2
-    outer = (X[:, :, None] * X[:, None, :]).reshape(len(X), -1) if 8 * len(X) * m <= REPLICATE_BYTES else None
-    xb = X * b[:, None]
-    per_chunk = max(1, REPLICATE_BYTES // (24 * m + 16 * len(X)))      # per replicate: G, its eigenvectors, eigh's work, its row weights
-    n_chunks = max(min(len(S), 50) if progress else 1, -(-len(S) // per_chunk))
-    chunks = np.array_split(np.arange(len(S)), n_chunks) if len(S) else [np.arange(0)]
+    low = np.tril_indices(q)                              # eigh reads the lower triangle of each G_r
+    table = 24 * len(low[0]) * q <= REPLICATE_BYTES       # a block of the table holds at least q coalitions
+    per_chunk = max(1, REPLICATE_BYTES // (8 * (3 * q * q + q)))   # per replicate: G, its eigenvectors, eigh's work, c
     out, n_singular = np.empty((len(S), p)), 0
     with tqdm(total=len(S), desc="bootstrap replicates", disable=not progress) as bar:
-        for idx in chunks:
-            rows = S[idx][:, design.unit] * w                              # (chunk, n) replicate row weights
-            G = (rows @ outer).reshape(len(idx), p - 1, p - 1) if outer is not None else \
-                np.array([(X.T * r) @ X for r in rows]).reshape(len(idx), p - 1, p - 1)   # no table: one product per replicate
-            c = rows @ xb
+        for lo in range(0, len(S), per_chunk):
+            Sc = S[lo:lo + per_chunk]
+            G, c = np.zeros((len(Sc), len(low[0])) if table else (len(Sc), q, q)), np.zeros((len(Sc), q))
+            block = max(1, REPLICATE_BYTES // (8 * ((3 * len(low[0]) if table else 2 * q) + len(Sc) + 3 * q + p)))
+            for first in range(0, n, block):                 # the sums over the coalitions, block by block
+                s = slice(first, first + block)
+                X, rows = Z[s] @ P, Sc[:, design.unit[s]] * w[s]   # reduced rows; the replicates' row weights (chunk, block)
+                if table: G += rows @ (X[:, low[0]] * X[:, low[1]])
+                else:                                        # no table: one product per replicate
+                    for r, weights in enumerate(rows): G[r] += (X.T * weights) @ X
+                c += rows @ (X * (y[s] - v_empty - Z[s] @ phi0)[:, None])
+                bar.update(lo + len(Sc) * min(first + block, n) // n - bar.n)
+            if table: G = _from_lower(G, low, q)
             with blas_threads(1):                     # many small problems: BLAS threads only add overhead
                 lam, V = np.linalg.eigh(G)
             keep = lam > rel_tol * np.maximum(lam[:, -1:], np.finfo(float).tiny)
             n_singular += int((~keep.all(1)).sum())
             shift = ridge * lam.sum(1, keepdims=True) / (p - 1)   # the penalty ridge * tr(G_r) / (p-1), 0 without ridge
             coef = np.where(keep, np.einsum("bji,bj->bi", V, c) / np.where(keep, lam + shift, 1.0), 0.0)
-            out[idx] = phi0 + np.einsum("bij,bj->bi", V, coef) @ P.T
-            bar.update(len(idx))
+            out[lo:lo + per_chunk] = phi0 + np.einsum("bij,bj->bi", V, coef) @ P.T
     if n_singular:
         warnings.warn(f"{n_singular} of {len(S)} bootstrap replicates had a singular system; solved by least squares "
                       "(minimum-norm)", IllConditionedWarning, stacklevel=2)
     return np.ldexp(out, e)
 
 # %% ../../nbs/22_bootstrap.ipynb #87ac2605
-def _mapped_terms(design: CoalitionDesign, game_values, v_empty: float, v_full: float, values=None) -> tuple[np.ndarray, int]:
-    "Each coalition's weighted term mapped to the players through the fixed sample Gram matrix, `(n, p)` at order 1, and the exponent e of the scale 2**e: residuals from the fit `values`, or (None) deviations from the equal split."
+def _mapped_terms(design: CoalitionDesign, game_values, v_empty: float, v_full: float, values=None, by_unit: bool = False) -> tuple[np.ndarray, int]:
+    "Each coalition's weighted term mapped to the players through the fixed sample Gram matrix, `(n, p)` at order 1 (summed per unit, `(n_units, p)`, with `by_unit`), and the exponent e of the scale 2**e: residuals from the fit `values`, or (None) deviations from the equal split."
     Z, w, p = design.coalitions, design.weights, design.p
     y = np.asarray(game_values, float)
     if y.shape != (len(Z),): raise ValueError(f"game_values must have shape ({len(Z)},), got {y.shape}")
     y, v_empty, v_full, e = standardise_values(y, v_empty, v_full)   # variances hold their squares: order 1 first
     w = np.ldexp(w, -np.frexp(w.max(initial=0.0))[1])   # a common factor of w cancels (t ~ w, G⁻¹ ~ 1/w): order 1 too
-    P = sum_zero_basis(p)
-    X = Z @ P
-    b = y - v_empty - Z @ (np.full(p, (v_full - v_empty) / p) if values is None else np.ldexp(np.asarray(values, float), -e))
-    A = P @ np.linalg.pinv((w[:, None] * X).T @ X)      # phi = phi_0 + A c: the map through the fixed G
-    return ((w * b)[:, None] * X) @ A.T, e
+    P, fit = sum_zero_basis(p), np.full(p, (v_full - v_empty) / p) if values is None else np.ldexp(np.asarray(values, float), -e)
+    G = np.zeros((p - 1, p - 1))
+    for s in row_blocks(len(Z)):                        # the sums over coalitions block by block: no (n, p) float copy of Z
+        X = Z[s] @ P
+        G += (w[s, None] * X).T @ X
+    A = P @ np.linalg.pinv(G)                           # phi = phi_0 + A c: the map through the fixed G
+    terms = np.zeros((design.n_units if by_unit else len(Z), p))
+    for s in row_blocks(len(Z)):
+        t = ((w[s] * (y[s] - v_empty - Z[s] @ fit))[:, None] * (Z[s] @ P)) @ A.T
+        if by_unit: np.add.at(terms, design.unit[s], t)   # a pair's two coalitions are one unit
+        else: terms[s] = t
+    return terms, e
 
 def _stratum_variances(terms, stratum, inclusion) -> tuple[np.ndarray, np.ndarray]:
     "Per sampled stratum of two or more units: $(1-f_h)\\frac{n_h}{n_h-1}\\sum_u(t_u-\\bar t_h)^2$ of the terms `(n, p)`, `(H', p)`, and its $n_h$ `(H',)`."
@@ -344,9 +363,7 @@ def satterthwaite_df(design: CoalitionDesign, # the evaluated design
     p = design.p
     values = np.asarray(values, float)
     if values.shape != (p,) or not np.isfinite(values).all(): raise ValueError(f"values must be {p} finite numbers, the estimate")
-    a, _ = _mapped_terms(design, game_values, v_empty, v_full, values)   # order 1: the squares below neither under- nor overflow
-    T = np.zeros((design.n_units, p))
-    np.add.at(T, design.unit, a)                                                 # a pair's two coalitions are one unit
+    T, _ = _mapped_terms(design, game_values, v_empty, v_full, values, by_unit=True)   # order 1: the squares below neither under- nor overflow
     stratum_of_unit = np.zeros(design.n_units, np.int64)
     stratum_of_unit[design.unit] = design.stratum
     V, n = _stratum_variances(T, stratum_of_unit, design.inclusion)   # a stratum of one unit has no degrees of freedom to give
@@ -406,6 +423,19 @@ def _decline_note(design: CoalitionDesign, df: int, rank: int, ridge: float) -> 
     return (f"no standard errors at budget {k} for p = {p}: {why}.{shrunk} A budget of at least {need} evaluations "
             "gives standard errors.")
 
+def _offset_rounding(se, still, estimate: Explanation) -> str | None:
+    "Why the players `still` show no spread beyond rounding when the game's offset sets that rounding (for v - v(∅) their spread would count), and the way out; else None."
+    y, v_empty, v_full = np.asarray(estimate.game_values, float), estimate.v_empty, estimate.v_full
+    if without_spread(se, estimate.values, y - v_empty, 0.0, v_full - v_empty)[still].all(): return None   # rounding without the offset too
+    size = max(np.abs(y).max(initial=0.0), abs(v_empty), abs(v_full))
+    spread = max(np.abs(y - v_empty).max(initial=0.0), abs(v_full - v_empty))
+    tol = ROUNDING_EPS * np.finfo(float).eps * size
+    return (f"That rounding is set by the game's offset: its values are of size {size:.3g} but differ from v(∅) by at most "
+            f"{spread:.3g}, so rounding alone moves them by up to {tol:.2g} ({tol / spread:.1g} of that spread), and the "
+            f"replicates vary by {np.max(se[still]):.2g}, which no budget can tell from it. Explain v(S) - v(∅) instead (subtract "
+            "v(∅), or the offset, inside the game, best where its value is computed): the Shapley values are the same, and "
+            "the rounding then scales with the game's spread, not its offset.")
+
 BOOTSTRAP_FLOPS = 1e12   # "auto" declines replicates costing more floating-point operations than this (minutes on one core)
 
 def _replicate_count(design: CoalitionDesign, method: str, n_boot: int) -> int:
@@ -460,17 +490,19 @@ def reported_standard_errors(estimate: Explanation,  # a KernelSHAP estimate: it
     if used in BOOTSTRAPS[:3]: warn_few_replicates(n_boot)   # the jackknife and the naive variance draw none
     se, reps = standard_errors(estimate, used, n_boot=n_boot, seed=seed, progress=progress)
     still = without_spread(se, estimate.values, estimate.game_values, estimate.v_empty, estimate.v_full)   # replicates all agree
+    offset = _offset_rounding(se, still, estimate) if not d.enumerated and still.any() else None   # None: the game's own rounding
     if not d.enumerated and still.any() and not still.all():
         return {**out, "se_method": None, "se_note": (f"no standard errors at budget {d.n_evals} for p = {d.p}: the {used} "
                 f"replicates give players {np.flatnonzero(still).tolist()} no spread at all while the others vary, so the "
                 f"{d.n_units} sampled units show nothing of those players' error (which the coalitions not sampled still "
-                "carry), and an interval of width zero would be wrong. A larger budget gives standard errors.")}
+                "carry), and an interval of width zero would be wrong. " + (offset or "A larger budget gives standard errors."))}
     if not d.enumerated and still.all():
         return {**out, "se_method": None, "se_note": (f"no standard errors at budget {d.n_evals} for p = {d.p}: the sampled "
-                "coalitions are fitted exactly (every replicate gives the same values), so the design shows no error to "
-                "estimate. For a game without interactions of order three or more (additive or pairwise, which paired "
-                "designs fit exactly) the values are then exact; for any other game the fit interpolates the sampled units "
-                "and its error is unseen. A larger budget, or enumerating every coalition, decides.")}
+                "coalitions are fitted exactly (every replicate gives the same values, to rounding), so the design shows no "
+                "error to estimate. For a game without interactions of order three or more (additive or pairwise, which "
+                "paired designs fit exactly) the values are then exact" + (" to that rounding; for any other game, errors of "
+                "its size go unseen. " + offset if offset else "; for any other game the fit interpolates the sampled units "
+                "and its error is unseen. A larger budget, or enumerating every coalition, decides."))}
     if not d.enumerated and jk_df < DF_MIN:   # replicates that vary, but with too few degrees of freedom
         return {**out, "se_method": None, "se_note": (f"no standard errors at budget {d.n_evals} for p = {d.p}: the sampled "
                 f"units outside the enumerated strata differ from each other in only {jk_df} degree{'s' if jk_df > 1 else ''} "

@@ -11,9 +11,9 @@ from scipy.special import gammaln
 from ..core.validation import check_bool, check_int, check_n_players, check_coalitions, random_generator
 
 # %% auto #0
-__all__ = ['DESIGN_MAX_PLAYERS', 'RANK_ROWS', 'MAX_DRAWS', 'check_design_players', 'shapley_kernel', 'design_strata',
+__all__ = ['DESIGN_MAX_PLAYERS', 'BLOCK_ROWS', 'MAX_DRAWS', 'check_design_players', 'shapley_kernel', 'design_strata',
            'wallenius_means', 'round_counts', 'check_budget', 'border_strata', 'allocate', 'sample_subsets',
-           'CoalitionDesign', 'coalition_rank', 'wallenius_design']
+           'CoalitionDesign', 'row_blocks', 'stacked_r', 'coalition_rank', 'wallenius_design']
 
 # %% ../../nbs/20_wallenius_design.ipynb #79e797e8
 def _log_comb(n, k) -> np.ndarray:
@@ -246,7 +246,26 @@ class CoalitionDesign:
         return f"CoalitionDesign(p={self.p}, paired={self.paired}, n_evals={self.n_evals}, units per stratum={counts})"
 
 # %% ../../nbs/20_wallenius_design.ipynb #53671fde
-RANK_ROWS = 1 << 16   # centred rows per block of coalition_rank's QR: its memory stays O(RANK_ROWS · p) at any budget
+BLOCK_ROWS = 1 << 16   # coalitions per block of the passes over a design (rank, regression, variances): memory O(BLOCK_ROWS · p)
+
+def row_blocks(n: int, # number of rows
+              ) -> list[slice]:
+    "Consecutive slices of at most BLOCK_ROWS rows covering `n` rows."
+    return [slice(lo, lo + BLOCK_ROWS) for lo in range(0, n, BLOCK_ROWS)]
+
+def stacked_r(blocks, # float row blocks, each (k_i, m)
+              m: int, # their number of columns
+             ) -> np.ndarray:
+    "The R `(min(k, m), m)` of a QR of the blocks stacked (k rows in all), with one block in memory at a time."
+    R = np.zeros((0, m))
+    for block in blocks: R = np.linalg.qr(np.concatenate([R, block]), mode="r")
+    return R
+
+def _centred(rows) -> np.ndarray:
+    "Coalition rows as floats, each minus its mean: their parts orthogonal to the all-ones vector."
+    rows = rows.astype(float)
+    rows -= rows.mean(1, keepdims=True)
+    return rows
 
 def coalition_rank(coalitions, # (n, p) bool coalition matrix
                   ) -> int:
@@ -254,11 +273,7 @@ def coalition_rank(coalitions, # (n, p) bool coalition matrix
     Z = check_coalitions(coalitions)
     n, p = Z.shape
     if n == 0 or p < 2: return 0
-    R = np.zeros((0, p))                     # the R of a QR of the centred rows so far: same singular values, p × p at most
-    for lo in range(0, n, RANK_ROWS):
-        block = Z[lo:lo + RANK_ROWS].astype(float)
-        block -= block.mean(1, keepdims=True)
-        R = np.linalg.qr(np.concatenate([R, block]), mode="r")
+    R = stacked_r((_centred(Z[s]) for s in row_blocks(n)), p)   # the centred rows' singular values, p × p at most
     s = np.linalg.svd(R, compute_uv=False)
     return int((s > s.max(initial=0.0) * max(n, p) * np.finfo(float).eps).sum())   # matrix_rank's tolerance for (n, p)
 

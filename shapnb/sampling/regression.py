@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 from ..core.validation import check_n_players, check_coalitions
 from ..core.explanation import Explanation
-from .design import CoalitionDesign, coalition_rank
+from .design import CoalitionDesign, coalition_rank, row_blocks, stacked_r
 
 # %% auto #0
 __all__ = ['RCOND', 'DF_MIN', 'RIDGE', 'sum_zero_basis', 'IllConditionedWarning', 'standardise_values', 'solve_constrained_wls',
@@ -68,11 +68,10 @@ def solve_constrained_wls(Z,                    # (k, p) coalition matrix; rows 
     y, v_empty, v_full, e = standardise_values(y, v_empty, v_full)   # values of order 1; scaled back exactly at the end
     phi = np.full(p, (v_full - v_empty) / p)                         # the equal split phi_0
     if p > 1:
-        P = sum_zero_basis(p)
-        sw = np.sqrt(weights)
-        A = sw[:, None] * (Z @ P)
-        r = sw * (y - v_empty - Z @ phi)
-        U, sv, Vt = np.linalg.svd(A, full_matrices=False)
+        P, sw = sum_zero_basis(p), np.sqrt(weights)
+        R = stacked_r((sw[s, None] * np.column_stack([Z[s] @ P, y[s] - v_empty - Z[s] @ phi]) for s in row_blocks(k)), p)
+        U, sv, Vt = np.linalg.svd(R[:p - 1, :p - 1], full_matrices=False)   # the SVD of A = W^½ZP, but for U: A = Q R[:, :p-1]
+        r = R[:p - 1, p - 1]                                                 # Q^T W^½ b, so that U^T r is A's U^T W^½ b
         keep = sv > rcond * sv[0] if len(sv) and sv[0] > 0 else np.zeros(len(sv), bool)
         if keep.sum() < p - 1:
             warnings.warn(f"the weighted design identifies only {keep.sum()} of the {p - 1} free directions of phi "
