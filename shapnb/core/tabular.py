@@ -112,13 +112,12 @@ def _names(names) -> list[str] | None:
     return names or None
 
 def _pipeline_names(pipeline) -> list[str] | None:
-    "A scikit-learn pipeline's input names: its own (the first step's), else the first or the last step's."
+    "A scikit-learn pipeline's input names: its own (the first step's); the last step's only behind steps that pass rows through."
     own = _names(getattr(pipeline, "feature_names_in_", None))
     if own is not None: return own
-    for _, step in (pipeline.steps[0], pipeline.steps[-1]):
-        if step is not None and step != "passthrough":
-            names = model_feature_names(step)
-            if names is not None: return names
+    passing = lambda step: step is None or (isinstance(step, str) and step == "passthrough")
+    for _, step in pipeline.steps:                     # the first step that does something sees the input as given
+        if not passing(step): return model_feature_names(step)
     return None
 
 def model_feature_names(model, # a fitted model, or one of its bound methods (model.predict)
@@ -467,8 +466,12 @@ def per_feature_steps(model,                 # a fitted model, or a scikit-learn
                              "its input features from the pipeline; drop the step, or explain the pipeline by its predict "
                              "with data= (method='exact' or 'kernelshap')")
         if not (_per_feature(step, encoders) or (encoders and _reorders(step))):
-            extra = "; OrdinalEncoder, and ColumnTransformers of these" if encoders else ""
-            raise ValueError(f"unsupported model Pipeline: its step {name!r} ({type(step).__name__}) is not a per-feature "
+            extra = "; OrdinalEncoder, and ColumnTransformers of these as steps of the pipeline itself" if encoders else ""
+            parts = step.transformers_ if _sklearn_named(step, ("ColumnTransformer",)) else []
+            bad = [(n, t) for n, t, _ in parts if not ((isinstance(t, str) and t in ("drop", "passthrough")) or _per_feature(t, True))]
+            what = f"step {name!r}" + (f" (ColumnTransformer), its part {bad[0][0]!r}" if bad else "")   # the part that mixes columns
+            if bad: step = bad[0][1]
+            raise ValueError(f"unsupported model Pipeline: its {what} ({type(step).__name__}) is not a per-feature "
                              f"transform, so {why} (the steps that keep each feature on its own: {', '.join(PER_FEATURE_STEPS)}, "
                              f"the imputer only without add_indicator{extra}); explain the pipeline by its predict with data= "
                              "(method='exact' or 'kernelshap')")
@@ -517,18 +520,20 @@ def _encodes(steps) -> bool:
 def through_steps(steps,                # the per-feature steps, a fitted Pipeline (per_feature_steps' first result)
                   X,                    # matched rows: an array (n, p) or one row (p,), a DataFrame or a Series
                   what: str = "X",      # the argument's name, used in messages
-                 ) -> np.ndarray:
-    "The rows of `X` as the final model reads them, through the per-feature steps: a float array, one row (p',) for one row."
+                 ):
+    "The steps' output for the rows of `X` (n, p'), an array or a frame as the steps give it to the final model: the rows go in with their own dtypes, as in the pipeline's predict."
     import pandas as pd
-    one = (np.ndim(X) == 1) if not is_frame(X) else False
-    if _encodes(steps):                                   # text categories go in as they are
-        two = X.to_frame().T.infer_objects() if is_series(X) else X if is_frame(X) else np.atleast_2d(np.asarray(X, dtype=object))
-    else: two = np.atleast_2d(float_rows(X, what))
-    if (names := model_feature_names(steps)) is not None and not is_frame(two):   # fitted on a frame: named as at fit
-        two = pd.DataFrame(two, columns=names).infer_objects()
-    out = steps.transform(two)
-    try: out = np.asarray(out.to_numpy(dtype=float, na_value=np.nan) if is_frame(out) else out, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"the pipeline's steps turn {what} into non-numbers, which the final model is not read with here; "
-                         "explain the pipeline by its predict with data=") from None
-    return out[0] if one else out
+    encodes = _encodes(steps)
+    if not encodes: float_rows(X, what)                   # numbers only: checked here, with the columns named
+    if is_series(X):                                      # one row: its Series has lost the frame's dtypes
+        if encodes and X.dtype == object:
+            raise ValueError(f"{what} is a Series of mixed values, which has lost its columns' dtypes (a missing text value "
+                             f"would not stay missing text): pass the row as a one-row DataFrame, df.iloc[[i]]")
+        X = X.to_frame().T.infer_objects()
+    rows = X if is_frame(X) else np.atleast_2d(X)
+    if (names := model_feature_names(steps)) is not None and not is_frame(rows):   # fitted on a frame: named as at fit
+        rows = pd.DataFrame(rows, columns=names).infer_objects()
+    elif names is None and is_frame(rows):                # fitted on an array: an array (numpy dtypes kept; nullable ones as floats)
+        plain = encodes or all(isinstance(d, np.dtype) for d in rows.dtypes)
+        rows = rows.to_numpy() if plain else rows.to_numpy(dtype=float, na_value=np.nan)
+    return steps.transform(rows)

@@ -639,7 +639,8 @@ class ProductKernelExplainer:
     def _model_rows(self, X, what: str = "X") -> np.ndarray:
         "Matched rows as floats where the kernel reads them: through the pipeline's per-feature steps, if any."
         if self.preprocess is None: return float_rows(X, what)
-        return through_steps(self.preprocess, X, what)
+        out = np.asarray(through_steps(self.preprocess, X, what), dtype=float)   # numbers in, numbers out (checked there)
+        return out[0] if np.ndim(X) == 1 else out
 
     def shap_values(self,
                     X,                             # rows: an array or DataFrame, or a Dask array / DataFrame (gives a lazy Dask array)

@@ -251,6 +251,7 @@ class TreeEnsemble:
     frames_as_array = False    # likewise: a frame's integer columns were cast on their own
     preprocess = None          # a Pipeline's per-feature steps the rows go through first (notebook 06), or None
     preprocess_columns = None  # with them: per column they hand the trees, the input feature it reads (None: in place)
+    final_ensemble = None      # with them: the final model's own ensemble, which reads the steps' output as its library does
 
     def __setstate__(self, state):
         "Unpickle; an ensemble pickled before the per-node path arrays were kept gets them now."
@@ -501,11 +502,13 @@ class TreeEnsemble:
         "Rows as a float64 (n, p) array cast as the model casts them, the column names (or None), and whether X was one row."
         X = self.matched(X, what)
         names, single = None, is_series(X) or (not is_frame(X) and np.ndim(X) == 1)
-        if self.preprocess is not None:                   # a pipeline's steps first: the final model reads their numbers
+        if self.preprocess is not None:                   # a pipeline's steps, then the final model's own reading of their output
             names = [str(c) for c in (X.index if is_series(X) else X.columns)] if is_series(X) or is_frame(X) else None
-            X = np.atleast_2d(through_steps(self.preprocess, X, what))
-            if self.preprocess_columns is not None:       # back in the input's order; a dropped feature's column is never read
-                placed = np.zeros((len(X), self.n_features)); placed[:, self.preprocess_columns] = X; X = placed
+            rows = self.final_ensemble.as_rows(through_steps(self.preprocess, X, what), what)[0]
+            if self.preprocess_columns is None: return rows, names, single
+            placed = np.zeros((len(rows), self.n_features))   # back in the input's order; a dropped feature's column is never read
+            placed[:, self.preprocess_columns] = rows
+            return placed, names, single
         if is_series(X):
             names = [str(c) for c in X.index]
             X = self._series_frame(X, what)
@@ -1089,24 +1092,21 @@ def _behind_steps(pipeline,             # a fitted scikit-learn Pipeline of per-
                  ) -> TreeEnsemble:
     "The final tree model's ensemble over the pipeline's input features, reading rows through its per-feature steps."
     steps, final = per_feature_steps(pipeline, "the trees' splits would not each read one of the pipeline's input features", encoders=True)
-    e = copy.copy(tree_ensemble(final, iteration_range, missing))
+    reader = tree_ensemble(final, iteration_range, missing)
     n_in = getattr(pipeline, "n_features_in_", None)
-    if n_in is None: raise _width_error(n_in, e.n_features)
+    if n_in is None: raise _width_error(n_in, reader.n_features)
     source = column_sources(steps, n_in)
-    if len(source) != e.n_features: raise _width_error(n_in, e.n_features)
-    by_frame = e.categorical is not None and any(c is not None and c.categories is None for c in e.categorical)
-    if e.pandas_categorical is not None or by_frame or e.preprocess is not None:
-        raise ValueError(f"unsupported model Pipeline: its final {type(final).__name__} reads categories from a frame's pandas "
-                         "dtype, or has steps of its own, which the steps before it are not read into here; explain the "
-                         "pipeline by its predict with data= (method='exact' or 'kernelshap')")
+    if len(source) != reader.n_features: raise _width_error(n_in, reader.n_features)
+    if reader.source == "CatBoost" and reader.categorical is not None:   # its hashes of the steps' numbers are not its fit's
+        raise ValueError("unsupported model Pipeline: its final CatBoost model has categorical features behind the steps; "
+                         "explain the pipeline by its predict with data= (method='exact' or 'kernelshap')")
+    e = copy.copy(reader)                             # the trees; the reader keeps the final model's own reading of rows
+    e.categorical = e.pandas_categorical = None       # (read by `reader`, in its own columns' order)
     if not np.array_equal(source, np.arange(n_in)):   # reordered or dropped: each split relabelled with its input feature
         e.feature = np.where(e.feature >= 0, source[np.maximum(e.feature, 0)], -1)
-        if e.categorical is not None:
-            codes, e.categorical = e.categorical, [None] * n_in
-            for c, j in enumerate(source): e.categorical[j] = codes[c]
         e.n_features, e.preprocess_columns = n_in, source
         e._check()
-    e.preprocess, e.feature_names = steps, model_feature_names(pipeline)
+    e.preprocess, e.final_ensemble, e.feature_names = steps, reader, model_feature_names(pipeline)
     return e
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #ce0cb4ef
