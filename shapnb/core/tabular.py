@@ -450,7 +450,8 @@ def _reorders(step) -> bool:
     return _sklearn_named(step, ("ColumnTransformer",)) and all(
         (isinstance(t, str) and t in ("drop", "passthrough")) or _per_feature(t, True) for _, t, _ in step.transformers_)
 
-def is_pipeline(model) -> bool:
+def is_pipeline(model, # anything: a model, a pipeline, a step
+               ) -> bool:
     "Whether `model` is a scikit-learn Pipeline."
     return type(model).__module__.startswith("sklearn.") and isinstance(getattr(model, "steps", None), list)
 
