@@ -95,7 +95,7 @@ def _value_name(expl: Explanation) -> str:
 def _value_label(expl: Explanation) -> str:
     "The values' axis label: what they are, as |…| for `e.abs`, and a mean (or sum) over rows as such: mean |φ| is not |mean φ|."
     name = _value_name(expl)
-    if expl._folded == "after": return f"|{expl._pooled} {name}| over rows"     # e.mean(0).abs
+    if expl._folded == "after" and expl._pooled: return f"|{expl._pooled} {name}| over rows"     # e.mean(0).abs
     if expl._folded: name = f"|{name}|"
     return f"{expl._pooled} {name} over rows" if expl._pooled else name
 

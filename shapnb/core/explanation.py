@@ -348,7 +348,7 @@ def _abs(self) -> Explanation:
     new = _derive(self, np.abs(self._v), self._base, self._se, self._sd, self._data, self.feature_names, self.output_names,
                   rows=self._rows, multi=self._multi, feature_axis=self._feature_axis, n_evals=self.n_evals,
                   details=self._details)
-    new._folded = "after" if self._pooled and not self._folded else True         # |mean φ| (e.mean(0).abs) is not mean |φ| (e.abs.mean(0))
+    new._folded = self._folded or ("after" if self._pooled else True)   # |mean φ| (e.mean(0).abs) is not mean |φ| (e.abs.mean(0))
     return new
 
 Explanation.abs = property(_abs, doc=_abs.__doc__)
@@ -472,7 +472,7 @@ def stack(explanations, # Explanations of single rows or blocks of rows, same fe
                 (first.feature_names, first.output_names, first.method, first._feature_axis):
             raise ValueError("stacked explanations must share feature_names, output_names and method")
         if _index_only(e) != _index_only(first): raise ValueError("stacked explanations must be of one index (details['index'])")
-        if e._folded != first._folded: raise ValueError("stacked explanations must be all absolute values (e.abs) or all signed values")
+        if bool(e._folded) != bool(first._folded): raise ValueError("stacked explanations must be all absolute values (e.abs) or all signed values")
         for name in ("_se", "_sd", "_data"):
             if (getattr(e, name) is None) != (getattr(first, name) is None):
                 raise ValueError(f"either all or none of the stacked explanations must have {name[1:]}")
@@ -485,6 +485,7 @@ def stack(explanations, # Explanations of single rows or blocks of rows, same fe
                   details=_index_only(first))
     new._row_ids = np.concatenate([_estimates(e) for e in es])   # stacking a row twice repeats one estimate
     new._partial = any(e._partial for e in es)                     # some block lacks features: the rows need not add up
+    if first._folded: new._folded = True                           # rows of |φ| (a pooled one's |mean φ| is a row like the others)
     if any(e._pooled for e in es): new._pooled = None              # rows again (a stacked mean is a row like the others)
     return new
 

@@ -534,7 +534,7 @@ def through_steps(steps,                # the per-feature steps, a fitted Pipeli
     rows = X if is_frame(X) else np.atleast_2d(X)
     if (names := model_feature_names(steps)) is not None and not is_frame(rows):   # fitted on a frame: named as at fit
         rows = pd.DataFrame(rows, columns=names).infer_objects()
-    elif names is None and is_frame(rows):                # fitted on an array: an array (numpy dtypes kept; nullable ones as floats)
-        plain = encodes or all(isinstance(d, np.dtype) for d in rows.dtypes)
-        rows = rows.to_numpy() if plain else rows.to_numpy(dtype=float, na_value=np.nan)
+    elif names is None and is_frame(rows):                # fitted on an array: an array (numpy dtypes kept; pandas' NA as NaN)
+        if all(isinstance(d, np.dtype) for d in rows.dtypes): rows = rows.to_numpy()
+        else: rows = rows.astype(object).where(rows.notna(), np.nan).to_numpy() if encodes else rows.to_numpy(dtype=float, na_value=np.nan)
     return steps.transform(rows)

@@ -504,6 +504,7 @@ class TreeEnsemble:
         names, single = None, is_series(X) or (not is_frame(X) and np.ndim(X) == 1)
         if self.preprocess is not None:                   # a pipeline's steps, then the final model's own reading of their output
             names = [str(c) for c in (X.index if is_series(X) else X.columns)] if is_series(X) or is_frame(X) else None
+            if np.ndim(X) == 2 and len(X) == 0: return np.zeros((0, self.n_features)), names, single   # the steps refuse no rows
             rows = self.final_ensemble.as_rows(through_steps(self.preprocess, X, what), what)[0]
             if self.preprocess_columns is None: return rows, names, single
             placed = np.zeros((len(rows), self.n_features))   # back in the input's order; a dropped feature's column is never read
