@@ -19,7 +19,7 @@ from .exact.trees.bench import run_benchmark, configurations, interventional_con
 from . import plots
 
 # %% auto #0
-__all__ = ['MAX_SCALE', 'write_report', 'main']
+__all__ = ['MAX_SCALE', 'REPORT_FILES', 'write_report', 'main']
 
 # %% ../nbs/43_cli.ipynb #9f5a5862
 def _figure(width: float, height: float):
@@ -111,12 +111,16 @@ Exact values of the interventional game (`TreeExplainer`), and KernelSHAP withou
 # %% ../nbs/43_cli.ipynb #6d73add5
 MAX_SCALE = 10.0   # bench-trees --scale: ten times the benchmark's sizes at most
 
+REPORT_FILES = ("report.md", "waterfall.png", "kernelshap.png", "beeswarm.png", "importance.png")   # what `write_report` writes
+
 def _check_out(folder) -> None:
-    "A ValueError unless `folder` is, or can be made, a folder we can write to (no file in the way, permissions)."
+    "A ValueError unless `folder` is, or can be made, a folder we can write to (no file in the way, permissions, no folder named as a report file)."
     for part in [Path(folder), *Path(folder).parents]:
         if part.exists():
             if not part.is_dir(): raise ValueError(f"--out {folder}: {part} is a file, not a folder")
             break
+    if blocked := [name for name in REPORT_FILES if (Path(folder) / name).is_dir()]:
+        raise ValueError(f"--out {folder}: {blocked[0]} there is a folder, where the report writes a file")
     try:                                                     # in the nearest existing folder: nothing is created yet
         with tempfile.TemporaryFile(dir=part): pass
     except OSError as exc: raise ValueError(f"--out {folder}: cannot write in {part} ({exc.strerror or exc})") from None

@@ -44,7 +44,7 @@ def announce_compilation(file=None, # stream for the notice, None for sys.stderr
 # %% ../nbs/42_demo.ipynb #576e5961
 def run_demo(row: int = 0,           # the row of the diabetes data to explain, in [0, 442)
              n_background: int = 100, # background rows, drawn without replacement, for the marginal game
-             budget: int = 300,       # game evaluations for KernelSHAP
+             budget: int = 300,       # game evaluations for KernelSHAP, below 2**10 (which would enumerate every coalition)
              seed: int = 0,           # seed of the model, the background sample and KernelSHAP
             ) -> dict:
     "Fit a model on the diabetes data, explain row `row` exactly and by KernelSHAP, and return both with the checks."
@@ -54,12 +54,16 @@ def run_demo(row: int = 0,           # the row of the diabetes data to explain, 
     X, y, names = data.data, data.target, list(data.feature_names)
     row = check_int(row, "row", minimum=0, maximum=len(X) - 1)
     n_background = check_int(n_background, "n_background", minimum=1, maximum=len(X))
+    budget = check_int(budget, "budget", minimum=1, maximum=2 ** X.shape[1] - 1)   # 2**p: every coalition, no estimate to compare
     model = GradientBoostingRegressor(n_estimators=100, max_depth=3, random_state=seed).fit(X, y)
     background = X[random_generator(seed).choice(len(X), n_background, replace=False)]
     explainer = TreeExplainer(model, background, feature_perturbation="interventional")
     exact = explainer.shap_values(X[row])
     prediction, base = model.predict(X[row:row + 1])[0], explainer.expected_value
     est = kernel_shap(MarginalGame(model.predict, X[row], background), X.shape[1], budget, seed=seed)
+    if est.se is None:   # the demo compares the estimates' intervals with the exact values: it needs them
+        raise ValueError(f"budget {budget} gives KernelSHAP no standard errors ({est.details['se_note']}); the demo compares its "
+                         "intervals with the exact values: pass a larger budget, e.g. the default 300")
     return dict(names=names, values=exact, prediction=prediction, base_value=base,
                 efficiency_error=abs(exact.sum() + base - prediction),
                 kernelshap_values=est.values, kernelshap_se=est.se, n_evals=est.n_evals,

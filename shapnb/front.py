@@ -239,6 +239,9 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
         if method == "auto":                 # exact for small games, unless a budget below 2^p is given: it is kept to
             if budget is not None: budget = _check_budget("auto", budget)
             method = "exact" if p <= AUTO_EXACT_MAX_PLAYERS and (budget is None or budget >= 2 ** p) else "kernelshap"
+            if method == "exact" and options:
+                raise ValueError(f"method='auto' evaluates all 2^{p} coalitions of this game exactly, which takes no options; "
+                                 f"{sorted(options)} are the estimators': pass method='kernelshap' (or another estimator) and a budget")
             if method == "exact" and seed is not None:
                 warnings.warn(f"method='auto' evaluates all 2^{p} coalitions of this game exactly; the seed given is not used",
                               stacklevel=2)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numbers, time, warnings
 import numpy as np
 from tqdm.auto import tqdm
-from ..core.games import all_coalitions, coalition_to_mask, shapley_from_values
+from ..core.games import all_coalitions, coalition_to_mask, shapley_from_values, size_blind, SIZE_BLIND_EPS
 from ..core.validation import check_bool, check_finite, check_int, check_n_players, check_coalitions, random_generator, real_array
 from ..core.scale import check_executor, evaluate_coalitions, blas_threads
 from ..core.explanation import Explanation
@@ -16,9 +16,8 @@ from .gp import HammingHyper, check_noise, fit_hamming_gp, DEFAULT_NOISE, MAX_TH
 from .eig import ShapleyPosterior, select_batch
 
 # %% auto #0
-__all__ = ['SELECTIONS', 'MAX_PLAYERS', 'EFFICIENCY_VAR_RTOL', 'KERNELS', 'RESELECT', 'TIE_RTOL', 'SIZE_BLIND_EPS', 'Z2_CAP',
-           'default_n_initial', 'efficient_posterior', 'stopped_posterior', 'size_blind', 'predictive_z2',
-           'sd_inflation', 'shapleig']
+__all__ = ['SELECTIONS', 'MAX_PLAYERS', 'EFFICIENCY_VAR_RTOL', 'KERNELS', 'RESELECT', 'TIE_RTOL', 'Z2_CAP', 'default_n_initial',
+           'efficient_posterior', 'stopped_posterior', 'predictive_z2', 'sd_inflation', 'shapleig']
 
 # %% ../../nbs/32_shapleig.ipynb #13be19d5
 SELECTIONS = ("eig", "random", "uncertainty", "leverage")
@@ -168,20 +167,6 @@ def _pick_one(posterior: ShapleyPosterior, Z: np.ndarray, criterion: str) -> np.
     return np.array([int(np.argmax(score >= score.max() - TIE_RTOL * abs(score.max())))])
 
 # %% ../../nbs/32_shapleig.ipynb #42d35558
-SIZE_BLIND_EPS = 16   # values within this many machine epsilons of the largest |v - v(∅)| count as one (rounding)
-
-def size_blind(X,  # coalitions evaluated (t, p)
-               y,  # their values (t,), v(∅) first
-              ) -> bool:
-    "Whether the values are constant within every coalition size evaluated twice or more, and some size is: data that cannot tell the players apart."
-    X, y = check_coalitions(X), check_finite(y, "y")
-    if y.shape != (len(X),): raise ValueError(f"y must hold one value per coalition, {len(X)}, got shape {y.shape}")
-    size = X.sum(1)
-    repeated = np.flatnonzero(np.bincount(size) >= 2)
-    if len(repeated) == 0: return False
-    tol = SIZE_BLIND_EPS * np.finfo(float).eps * np.abs(y - y[0]).max()
-    return all(np.ptp(y[size == s]) <= tol for s in repeated)
-
 def _sizes_to_explore(X: np.ndarray, y: np.ndarray) -> np.ndarray | None:
     "The sizes 1..p-1 evaluated least often if the data are `size_blind`, else None."
     if not size_blind(X, y): return None

@@ -137,6 +137,7 @@ class Explanation:
         "An estimator detail (e.g. `design`, `replicates`, `posterior`) by name."
         details = self.__dict__.get("_details", {})
         if name in details: return details[name]
+        if name == "se_note": return None    # no note: nobody declined standard errors (an estimator that does says why here)
         if name == "expected_value":
             raise AttributeError("Explanation has no attribute 'expected_value': its base values (v(∅), shap explainers' "
                                  "expected_value) are `base_values`")

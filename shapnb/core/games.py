@@ -8,15 +8,16 @@ import os
 from pathlib import Path
 import numpy as np
 from scipy.special import gammaln
-from .validation import check_int, check_n_players, check_coalitions, evaluate_game, check_finite, check_dense, check_bool
+from .validation import (check_int, check_n_players, check_coalitions, evaluate_game, check_finite, check_dense, check_bool,
+                                    _check_exact_integers)
 from .scale import evaluate_coalitions
 from .tabular import (is_frame, is_series, check_tabular, check_no_infinity, model_feature_names,
                                   match_columns, match_frames, HybridRows)
 
 # %% auto #0
-__all__ = ['MAX_MASK_PLAYERS', 'EXACT_MAX_PLAYERS', 'coalition_to_mask', 'mask_to_coalition', 'all_coalitions', 'coalition_sizes',
-           'shapley_weights', 'shapley_from_values', 'exact_shapley', 'shapley_matrix', 'TableGame', 'load_table_game',
-           'CachedGame', 'MarginalGame']
+__all__ = ['MAX_MASK_PLAYERS', 'EXACT_MAX_PLAYERS', 'SIZE_BLIND_EPS', 'coalition_to_mask', 'mask_to_coalition', 'all_coalitions',
+           'coalition_sizes', 'shapley_weights', 'shapley_from_values', 'exact_shapley', 'shapley_matrix', 'TableGame',
+           'load_table_game', 'CachedGame', 'size_blind', 'MarginalGame']
 
 # %% ../../nbs/01_games.ipynb #9c825d05
 MAX_MASK_PLAYERS = 62  # integer bitmasks are int64
@@ -85,6 +86,7 @@ def shapley_from_values(values, # the value table: v(S) at index = bitmask of S,
     n = values.shape[-1] if values.ndim else 0
     if values.ndim != 1 or n < 2 or n & (n - 1):
         raise ValueError(f"a value table must be 1-D with length 2**p for some p >= 1, got shape {values.shape}")
+    if values.dtype.kind in "iuO": _check_exact_integers(values)   # integers float64 would round
     values, e = _to_units(check_finite(values, "the value table"))
     p = n.bit_length() - 1
     w = shapley_weights(p)
@@ -134,6 +136,7 @@ class TableGame:
         values = np.asarray(check_dense(values, "the value table"))
         n = values.shape[0] if values.ndim == 1 else 0
         if n < 2 or n & (n - 1): raise ValueError(f"values must be 1-D of length 2**p (p >= 1), got shape {values.shape}")
+        if values.dtype.kind in "iuO": _check_exact_integers(values)   # integers float64 would round: their differences lost
         self.values = np.array(check_finite(values, "the value table"), dtype=float)   # a copy: the caller's array may change
         self.n_players, self.name = n.bit_length() - 1, name
 
@@ -174,7 +177,8 @@ class CachedGame:
         "Number of distinct coalitions paid for."
         return len(self._cache)
 
-    def __call__(self, Z) -> np.ndarray:
+    def _values(self, Z, evaluate) -> np.ndarray:
+        "Values of the coalitions `Z`, the ones not cached computed by `evaluate(coalitions)` in one call."
         Z = check_coalitions(Z, self.n_players)
         keys = [row.tobytes() for row in np.packbits(Z, axis=1)]
         new = {}
@@ -183,8 +187,18 @@ class CachedGame:
         if new:
             rows = np.fromiter(new.values(), dtype=np.int64, count=len(new))
             self.n_calls += 1
-            self._cache.update(zip(new, evaluate_game(self.game, Z[rows])))
+            self._cache.update(zip(new, evaluate(Z[rows])))
         return np.array([self._cache[k] for k in keys], dtype=float)
+
+    def __call__(self, Z) -> np.ndarray: return self._values(Z, lambda new: evaluate_game(self.game, new))
+
+    def evaluate_through(self,
+                         Z,                             # coalitions (k, p)
+                         executor,                      # a concurrent.futures.Executor or a Dask Client (notebook 05)
+                         chunk_size: int | None = None, # coalitions per task, None for about four tasks per worker
+                        ) -> np.ndarray:
+        "Values of `Z` with the coalitions not cached evaluated by the wrapped game through `executor`: the cache and counts stay here."
+        return self._values(Z, lambda new: evaluate_coalitions(self.game, new, executor, chunk_size))
 
     def evaluated(self) -> tuple[np.ndarray, np.ndarray]:
         "All coalitions evaluated so far and their values, in order of first evaluation."
@@ -192,6 +206,21 @@ class CachedGame:
         if not keys: return np.zeros((0, self.n_players), bool), np.zeros(0)
         Z = np.unpackbits(np.frombuffer(b"".join(keys), np.uint8).reshape(len(keys), -1), axis=1)[:, :self.n_players]
         return Z.astype(bool), np.fromiter(self._cache.values(), float, len(keys))
+
+# %% ../../nbs/01_games.ipynb #0aa23562
+SIZE_BLIND_EPS = 16   # values within this many machine epsilons of the largest |v - v(∅)| count as one (rounding)
+
+def size_blind(X,  # coalitions evaluated (t, p)
+               y,  # their values (t,), v(∅) first
+              ) -> bool:
+    "Whether the values are constant within every coalition size evaluated twice or more, and some size is: data that cannot tell the players apart."
+    X, y = check_coalitions(X), check_finite(y, "y")
+    if y.shape != (len(X),): raise ValueError(f"y must hold one value per coalition, {len(X)}, got shape {y.shape}")
+    size = X.sum(1)
+    repeated = np.flatnonzero(np.bincount(size) >= 2)
+    if len(repeated) == 0: return False
+    tol = SIZE_BLIND_EPS * np.finfo(float).eps * np.abs(y - y[0]).max()
+    return all(np.ptp(y[size == s]) <= tol for s in repeated)
 
 # %% ../../nbs/01_games.ipynb #c175ed5c
 def _real_rows(a, what: str) -> np.ndarray:

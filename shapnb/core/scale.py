@@ -165,6 +165,8 @@ def evaluate_coalitions(game,                        # callable on a boolean (k,
     if chunk_size is not None: check_int(chunk_size, "chunk_size", minimum=1)   # also without an executor: no silent typo
     if executor is None: return evaluate_game(game, Z)
     if not callable(game): raise ValueError("game must be callable on a coalition matrix")
+    if callable(getattr(game, "evaluate_through", None)):   # a caching game (CachedGame): its cache and counts stay in this process
+        return game.evaluate_through(Z, executor, chunk_size)
     parts = split_rows(len(Z), executor, chunk_size)
     if not parts: return np.zeros(0)
     return np.concatenate(_run_pieces(executor, game, _evaluate_chunk, [(Z[s], s.start) for s in parts],

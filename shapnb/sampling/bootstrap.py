@@ -14,13 +14,15 @@ from ..core.explanation import Explanation
 from .design import CoalitionDesign
 from .regression import IllConditionedWarning, sum_zero_basis, standardise_values, DF_MIN
 from .design import coalition_rank, row_blocks
+from ..core.games import size_blind
 
 # %% auto #0
 __all__ = ['MAX_REPLICATES', 'BOOTSTRAPS', 'REPLICATE_BYTES', 'PROGRESS_WORK', 'FEW_REPLICATES', 'BOOT_UNITS', 'ROUNDING_EPS',
            'BOOTSTRAP_FLOPS', 'symmetric_multiplicities', 'doubled_half_multiplicities', 'replicate_multiplicities',
            'jackknife_multiplicities', 'replicate_estimates', 'naive_ht_se', 'check_bootstrap', 'FewReplicatesWarning',
            'warn_few_replicates', 'replicate_se', 'jackknife_se', 'standard_errors', 'df_inflation', 'satterthwaite_df',
-           'satterthwaite_inflation', 'auto_method', 'without_spread', 'replicate_cost', 'reported_standard_errors']
+           'satterthwaite_inflation', 'auto_method', 'without_spread', 'size_blind_note', 'replicate_cost',
+           'reported_standard_errors']
 
 # %% ../../nbs/22_bootstrap.ipynb #6e95b6ad
 MAX_REPLICATES = 1_000_000   # bootstrap replicates at most (each is a (p,) estimate, and their multiplicities a row)
@@ -406,6 +408,15 @@ def without_spread(se,          # (p,) standard errors
     return np.asarray(se) <= max(ROUNDING_EPS * np.finfo(float).eps * size, 1e-12 * spread)
 
 # %% ../../nbs/22_bootstrap.ipynb #d06f0728
+def size_blind_note(design: CoalitionDesign, # a design whose sampled values depend on coalition size alone (`size_blind`, notebook 01)
+                   ) -> str:
+    "Why such a design gives no standard errors: the sample cannot tell the players apart."
+    return (f"no standard errors at budget {design.n_evals} for p = {design.p}: every sampled coalition of a size has the same "
+            "value, so the sample cannot tell the players apart (duplicated data points, or labels that are all alike, do this to "
+            "a data-valuation game). If the game is symmetric, each Shapley value is the equal split (v(N) - v(∅)) / p; if not, "
+            "nothing sampled shows how the players differ, so no spread of the estimate measures its error. A larger budget "
+            "may sample coalitions that differ")
+
 def _decline_note(design: CoalitionDesign, df: int, rank: int, ridge: float) -> str:
     "Why a design gives no standard errors, and the budget that would."
     p, n, k = design.p, design.n_units, design.n_evals
@@ -480,6 +491,8 @@ def reported_standard_errors(estimate: Explanation,  # a KernelSHAP estimate: it
         if jk_df == 0:
             return {**out, "se_method": None, "se_note": (f"no standard errors at budget {d.n_evals} for p = {d.p}: a single "
                     "sampled unit lies outside the enumerated strata, and its variance cannot be estimated from one unit")}
+    if not d.enumerated and size_blind(np.vstack([np.zeros((1, d.p), bool), d.coalitions]), np.append(estimate.v_empty, estimate.game_values)):
+        return {**out, "se_method": None, "se_note": size_blind_note(d)}
     cost = replicate_cost(d, used, n_boot)
     if method == "auto" and cost > BOOTSTRAP_FLOPS:
         return {**out, "se_method": None, "se_note": (f"no standard errors at budget {d.n_evals} for p = {d.p}: the {used} "
