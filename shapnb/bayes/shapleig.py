@@ -7,7 +7,7 @@ from __future__ import annotations
 import numbers, time, warnings
 import numpy as np
 from tqdm.auto import tqdm
-from ..core.games import all_coalitions, coalition_to_mask, shapley_from_values, size_blind, SIZE_BLIND_EPS
+from ..core.games import all_coalitions, coalition_to_mask, shapley_from_values, size_blind
 from ..core.validation import check_bool, check_finite, check_int, check_n_players, check_coalitions, random_generator, real_array
 from ..core.scale import check_executor, evaluate_coalitions, blas_threads
 from ..core.explanation import Explanation
