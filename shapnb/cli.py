@@ -145,7 +145,7 @@ def main(argv=None, # command-line arguments, None for sys.argv[1:]
                                 description="Time shapnb's TreeExplainer against shap and FastTreeSHAP on the same "
                                             "models and rows (needs the bench and dev extras); the options of `shapnb-bench-trees`.",
                                 formatter_class=defaults)
-    bench.add_argument("--scale", type=float, default=1.0, help="shrink models and rows (e.g. 0.1 for a quick run)")
+    bench.add_argument("--scale", type=float, default=1.0, help="scale models and rows (e.g. 0.1 for a quick run; at most 10)")
     bench.add_argument("--threads", type=int, nargs="+", default=argparse.SUPPRESS, help="thread counts (default: 1 and all cores)")
     bench.add_argument("--repeats", type=int, default=3, help="timed runs per explainer; the best is kept")
     bench.add_argument("--only", nargs="*", default=argparse.SUPPRESS, help="configuration names to run (default: all)")
@@ -158,6 +158,7 @@ def main(argv=None, # command-line arguments, None for sys.argv[1:]
         if not 0 < args.scale <= MAX_SCALE: bench.error(f"--scale must be positive and at most {MAX_SCALE:g}")
         if any(t < 1 for t in getattr(args, "threads", [])): bench.error("--threads must be positive integers")
         if args.repeats < 1: bench.error("--repeats must be at least 1")
+        if args.no_shapiq and not args.interventional: bench.error("--no-shapiq applies to --interventional runs only (shapiq is timed there)")
         if getattr(args, "only", None) == []: bench.error("--only needs at least one configuration name (leave it out to run all)")
         known = (interventional_configurations if args.interventional else configurations)(args.scale)   # names only: nothing fitted
         if unknown := [n for n in getattr(args, "only", []) if n not in known]:

@@ -222,8 +222,8 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
                          "(exact when it covers every coalition, KernelSHAP within it otherwise), or drop the budget")
     if method == "exact" and seed is not None:
         raise ValueError("method='exact' is deterministic and takes no seed (the estimators do)")
-    known = getattr(model_or_game, "n_players", None)         # a game that knows its players (TableGame, CachedGame)
-    if X is None and isinstance(known, int) and not hasattr(model_or_game, "predict"):
+    known = getattr(model_or_game, "n_players", None)         # a game that knows its players (TableGame, CachedGame, MarginalGame)
+    if X is None and isinstance(known, int) and (not hasattr(model_or_game, "predict") or isinstance(model_or_game, MarginalGame)):
         if p is None: p = known
         elif p != known: raise ValueError(f"p = {p}, but the game {model_or_game!r} has {known} players")
     if X is None and p is None: raise ValueError("pass rows X to explain a model, or the number of players p to explain a game")
