@@ -439,16 +439,19 @@ def _sklearn_named(step, names) -> bool:
     return type(step).__module__.startswith("sklearn.") and type(step).__name__ in names
 
 def _per_feature(step, encoders: bool = False) -> bool:
-    "Whether a step maps each feature on its own, in place: one of PER_FEATURE_STEPS (with `encoders`: also an OrdinalEncoder, an identity, or a Pipeline of such)."
-    if encoders and is_pipeline(step): return all(_per_feature(s, True) for _, s in step.steps)
-    if encoders and _sklearn_named(step, ("FunctionTransformer",)): return step.func is None   # the identity (a remainder's)
+    "Whether a step maps each feature on its own, in place: one of PER_FEATURE_STEPS (with `encoders` also an OrdinalEncoder), an identity, or a Pipeline of such."
+    if is_pipeline(step): return all(_per_feature(s, encoders) for _, s in step.steps)
+    if _sklearn_named(step, ("FunctionTransformer",)): return step.func is None   # the identity (a remainder's)
     return (_sklearn_named(step, PER_FEATURE_STEPS + (("OrdinalEncoder",) if encoders else ()))
             and not getattr(step, "add_indicator", False))
 
-def _reorders(step) -> bool:
+def _part_ok(part, encoders: bool) -> bool:
+    "Whether a ColumnTransformer's part maps each of its columns on its own, or drops or passes them."
+    return (isinstance(part, str) and part in ("drop", "passthrough")) or _per_feature(part, encoders)
+
+def _reorders(step, encoders: bool = True) -> bool:
     "Whether a step is a ColumnTransformer whose every part maps its columns on its own (or drops or passes them)."
-    return _sklearn_named(step, ("ColumnTransformer",)) and all(
-        (isinstance(t, str) and t in ("drop", "passthrough")) or _per_feature(t, True) for _, t, _ in step.transformers_)
+    return _sklearn_named(step, ("ColumnTransformer",)) and all(_part_ok(t, encoders) for _, t, _ in step.transformers_)
 
 def is_pipeline(model, # anything: a model, a pipeline, a step
                ) -> bool:
@@ -457,7 +460,7 @@ def is_pipeline(model, # anything: a model, a pipeline, a step
 
 def per_feature_steps(model,                 # a fitted model, or a scikit-learn Pipeline whose steps before the last map each feature on its own
                       why: str,              # what a step mixing columns would break, for the refusal ("the kernel is no product ...")
-                      encoders: bool = False, # also admit OrdinalEncoders and ColumnTransformers of per-feature parts (tree models)
+                      encoders: bool = False, # also admit OrdinalEncoders (tree models: a code is no distance for a kernel)
                      ) -> tuple:
     "(the steps before the final model as a Pipeline, or None for a bare model; the final model); any other pipeline refused."
     if not is_pipeline(model): return None, model
@@ -466,10 +469,10 @@ def per_feature_steps(model,                 # a fitted model, or a scikit-learn
             raise ValueError(f"unsupported model Pipeline: its step {name!r} is {step!r}, which hides the names and number of "
                              "its input features from the pipeline; drop the step, or explain the pipeline by its predict "
                              "with data= (method='exact' or 'kernelshap')")
-        if not (_per_feature(step, encoders) or (encoders and _reorders(step))):
-            extra = "; OrdinalEncoder, and ColumnTransformers of these as steps of the pipeline itself" if encoders else ""
+        if not (_per_feature(step, encoders) or _reorders(step, encoders)):
+            extra = ("; OrdinalEncoder" if encoders else "") + "; ColumnTransformers of these as steps of the pipeline itself"
             parts = step.transformers_ if _sklearn_named(step, ("ColumnTransformer",)) else []
-            bad = [(n, t) for n, t, _ in parts if not ((isinstance(t, str) and t in ("drop", "passthrough")) or _per_feature(t, True))]
+            bad = [(n, t) for n, t, _ in parts if not _part_ok(t, encoders)]
             what = f"step {name!r}" + (f" (ColumnTransformer), its part {bad[0][0]!r}" if bad else "")   # the part that mixes columns
             if bad: step = bad[0][1]
             raise ValueError(f"unsupported model Pipeline: its {what} ({type(step).__name__}) is not a per-feature "
@@ -497,7 +500,7 @@ def column_sources(steps, # the steps of per_feature_steps(..., encoders=True), 
     for _, step in steps.steps:
         width = getattr(step, "n_features_in_", len(source))
         if width != len(source): raise _width_error(n_in, width)   # an earlier step dropped a column
-        if not _reorders(step): continue                           # in place
+        if not _sklearn_named(step, ("ColumnTransformer",)): continue   # in place
         if getattr(step, "sparse_output_", False):
             raise ValueError("unsupported model Pipeline: its ColumnTransformer gives sparse output; explain the pipeline by its predict with data=")
         inputs = getattr(step, "_transformer_to_input_indices", None)   # scikit-learn's own record of each part's columns

@@ -15,7 +15,7 @@ from ..core.indices import (IndexMeasure, check_semivalue, semivalue_measure, ch
                                  _gauss_jacobi_rule, _pair_values)
 from ..core.scale import is_dask_collection, explain_collection, explain_rows, check_executor
 from ..core.tabular import (model_feature_names, match_columns, float_rows, is_series, warn_reordered, per_feature_steps,
-                                 check_steps_width, through_steps)
+                                 column_sources, through_steps, _width_error)
 from ..core.explanation import Explanation
 
 # %% auto #0
@@ -586,13 +586,21 @@ def kernel_expansion(model, # a fitted SVR, NuSVR, OneClassSVM, SVC, NuSVC, Kern
     return np.asarray(support, dtype=float), alpha, intercept, kernel, gamma
 
 # %% ../../nbs/15_kernels.ipynb #fadcda8a
-def kernel_pipeline(model, # a model kernel_expansion takes, or a scikit-learn Pipeline of PER_FEATURE_STEPS (notebook 06) ending in one
+def kernel_pipeline(model, # a model kernel_expansion takes, or a scikit-learn Pipeline of per-feature steps (notebook 06) ending in one
                    ) -> tuple:
-    "(the pipeline's per-feature steps as a Pipeline, or None for a bare model; `kernel_expansion` of the final model)."
+    "(the pipeline's per-feature steps as a Pipeline, or None; per column they hand the kernel, its input feature, or None in place; `kernel_expansion` over the input features)."
     steps, final = per_feature_steps(model, "the kernel is no product over the pipeline's input features")
     expansion = kernel_expansion(final)
-    if steps is not None: check_steps_width(model, expansion[0].shape[1])   # a step dropped a column (an all-missing one, imputed away)
-    return steps, expansion
+    if steps is None: return None, None, expansion
+    n_in = getattr(model, "n_features_in_", None)
+    if n_in is None: raise _width_error(n_in, expansion[0].shape[1])
+    source = column_sources(steps, n_in)
+    if len(source) != expansion[0].shape[1]: raise _width_error(n_in, expansion[0].shape[1])   # a step dropped a column
+    if np.array_equal(source, np.arange(n_in)): return steps, None, expansion
+    support, alpha, intercept, kernel, gamma = expansion  # reordered or dropped: the support vectors in the input's order, a
+    placed = np.zeros((len(support), n_in)); placed[:, source] = support   # dropped feature 0 on both sides: its factor is 1
+    if np.ndim(gamma): gamma = np.ones(n_in); gamma[source] = expansion[4]
+    return steps, source, (placed, alpha, intercept, kernel, gamma)
 
 # %% ../../nbs/15_kernels.ipynb #e5e0fd0c
 class ProductKernelExplainer:
@@ -605,7 +613,7 @@ class ProductKernelExplainer:
                  tol: float = 1e-12,           # with m="auto": two successive rules agree to tol × the row's largest |value| (per output)
                 ):
         self.model = model
-        self.preprocess, (self.support, self.alpha, self.intercept, self.kernel, self.gamma) = kernel_pipeline(model)
+        self.preprocess, self.preprocess_columns, (self.support, self.alpha, self.intercept, self.kernel, self.gamma) = kernel_pipeline(model)
         final = model if self.preprocess is None else model.steps[-1][1]
         self.n_features = self.support.shape[1]
         self.feature_names = model_feature_names(model)          # None when the model was fitted on an array
@@ -638,9 +646,12 @@ class ProductKernelExplainer:
 
     def _model_rows(self, X, what: str = "X") -> np.ndarray:
         "Matched rows as floats where the kernel reads them: through the pipeline's per-feature steps, if any."
-        if self.preprocess is None: return float_rows(X, what)
-        out = np.asarray(through_steps(self.preprocess, X, what), dtype=float)   # numbers in, numbers out (checked there)
-        return out[0] if np.ndim(X) == 1 else out
+        rows = float_rows(X, what)                              # numbers: the kernel compares them
+        if self.preprocess is None: return rows
+        out = np.asarray(through_steps(self.preprocess, X, what), dtype=float)
+        if self.preprocess_columns is not None:                # back in the input's order; a dropped feature 0, as its support
+            placed = np.zeros((len(out), self.n_features)); placed[:, self.preprocess_columns] = out; out = placed
+        return out[0] if rows.ndim == 1 else out
 
     def shap_values(self,
                     X,                             # rows: an array or DataFrame, or a Dask array / DataFrame (gives a lazy Dask array)
