@@ -54,7 +54,10 @@ def run_demo(row: int = 0,           # the row of the diabetes data to explain, 
     X, y, names = data.data, data.target, list(data.feature_names)
     row = check_int(row, "row", minimum=0, maximum=len(X) - 1)
     n_background = check_int(n_background, "n_background", minimum=1, maximum=len(X))
-    budget = check_int(budget, "budget", minimum=1, maximum=2 ** X.shape[1] - 1)   # 2**p: every coalition, no estimate to compare
+    budget = check_int(budget, "budget", minimum=1)
+    if budget >= 2 ** X.shape[1]:
+        raise ValueError(f"budget must be below {2 ** X.shape[1]}: that many evaluations enumerate every coalition of the "
+                         f"{X.shape[1]} features, which leaves no estimate to compare with the exact values")
     model = GradientBoostingRegressor(n_estimators=100, max_depth=3, random_state=seed).fit(X, y)
     background = X[random_generator(seed).choice(len(X), n_background, replace=False)]
     explainer = TreeExplainer(model, background, feature_perturbation="interventional")

@@ -299,8 +299,8 @@ def _getitem(self, key) -> Explanation:
     return new
 
 def _index_only(self) -> dict | None:
-    "The details that survive any selection or reduction: the index the values are of (None: Shapley values)."
-    return {"index": self._details["index"]} if "index" in self._details else None
+    "The details that survive any selection or reduction: the index the values are of (None: Shapley values), and why no standard errors were given."
+    return {key: self._details[key] for key in ("index", "se_note") if key in self._details} or None
 
 def _selected_details(self, r, f, o, dropped) -> dict | None:
     "The details that still describe a selection: all of them when nothing is selected; else the index and the rows' and outputs' interactions."
@@ -310,7 +310,7 @@ def _selected_details(self, r, f, o, dropped) -> dict | None:
     if whole and not dropped: return d
     if not every(f, p): return _index_only(self)    # per-feature details (pair terms, designs) name features by position
     # all of it with an axis dropped (e[0] of one row): every detail still holds, the interactions lose that axis below
-    kept = dict(d) if whole else {key: v for key, v in d.items() if key == "index"}
+    kept = dict(d) if whole else {key: v for key, v in d.items() if key in ("index", "se_note")}
     inter = d.get("interactions")
     one_row = not self._rows or "rows" in dropped                        # the selection is one row: no row axis
     if isinstance(inter, np.ndarray) and not self._rows and inter.shape[:2] == (p, p): inter = inter[None]   # (p, p[, k]) of one row
@@ -472,7 +472,7 @@ def stack(explanations, # Explanations of single rows or blocks of rows, same fe
         if (e.feature_names, e.output_names, e.method, e._feature_axis) != \
                 (first.feature_names, first.output_names, first.method, first._feature_axis):
             raise ValueError("stacked explanations must share feature_names, output_names and method")
-        if _index_only(e) != _index_only(first): raise ValueError("stacked explanations must be of one index (details['index'])")
+        if e._details.get("index") != first._details.get("index"): raise ValueError("stacked explanations must be of one index (details['index'])")
         if bool(e._folded) != bool(first._folded): raise ValueError("stacked explanations must be all absolute values (e.abs) or all signed values")
         for name in ("_se", "_sd", "_data"):
             if (getattr(e, name) is None) != (getattr(first, name) is None):
@@ -481,9 +481,12 @@ def stack(explanations, # Explanations of single rows or blocks of rows, same fe
     evals = None
     if all(e.n_evals is not None for e in es):
         evals = np.concatenate([np.broadcast_to(e.n_evals, len(e._v)) for e in es]).astype(np.int64)
+    notes = {e._details.get("se_note") for e in es}                # one note for the stack only where every block has it
+    details = {key: v for key, v in (("index", first._details.get("index")), ("se_note", notes.pop() if len(notes) == 1 else None))
+               if v is not None}
     new = _derive(first, cat("_v"), cat("_base"), cat("_se"), cat("_sd"), cat("_data"), first.feature_names,
                   first.output_names, rows=True, multi=first._multi, feature_axis=first._feature_axis, n_evals=evals,
-                  details=_index_only(first))
+                  details=details)
     new._row_ids = np.concatenate([_estimates(e) for e in es])   # stacking a row twice repeats one estimate
     new._partial = any(e._partial for e in es)                     # some block lacks features: the rows need not add up
     if first._folded: new._folded = True                           # rows of |φ| (a pooled one's |mean φ| is a row like the others)

@@ -86,7 +86,7 @@ def shapley_from_values(values, # the value table: v(S) at index = bitmask of S,
     n = values.shape[-1] if values.ndim else 0
     if values.ndim != 1 or n < 2 or n & (n - 1):
         raise ValueError(f"a value table must be 1-D with length 2**p for some p >= 1, got shape {values.shape}")
-    if values.dtype.kind in "iuO": _check_exact_integers(values)   # integers float64 would round
+    if values.dtype.kind in "iuO": _check_exact_integers(values, table=True)   # integers float64 would round
     values, e = _to_units(check_finite(values, "the value table"))
     p = n.bit_length() - 1
     w = shapley_weights(p)
@@ -136,7 +136,7 @@ class TableGame:
         values = np.asarray(check_dense(values, "the value table"))
         n = values.shape[0] if values.ndim == 1 else 0
         if n < 2 or n & (n - 1): raise ValueError(f"values must be 1-D of length 2**p (p >= 1), got shape {values.shape}")
-        if values.dtype.kind in "iuO": _check_exact_integers(values)   # integers float64 would round: their differences lost
+        if values.dtype.kind in "iuO": _check_exact_integers(values, table=True)   # integers float64 would round: their differences lost
         self.values = np.array(check_finite(values, "the value table"), dtype=float)   # a copy: the caller's array may change
         self.n_players, self.name = n.bit_length() - 1, name
 

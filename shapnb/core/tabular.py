@@ -13,7 +13,7 @@ from .validation import check_coalitions, real_array
 # %% auto #0
 __all__ = ['PER_FEATURE_STEPS', 'is_frame', 'is_series', 'check_tabular', 'model_feature_names', 'match_columns',
            'ReorderedColumnsWarning', 'warn_reordered', 'match_frames', 'HybridRows', 'float_rows', 'check_no_infinity',
-           'is_pipeline', 'per_feature_steps', 'check_steps_width', 'column_sources', 'through_steps']
+           'is_pipeline', 'per_feature_steps', 'column_sources', 'through_steps']
 
 # %% ../../nbs/06_tabular.ipynb #5d15a107
 def is_frame(X, # anything
@@ -485,13 +485,6 @@ def _width_error(n_in, width) -> ValueError:
     return ValueError(f"unsupported model Pipeline: its steps turn {n_in} input features into {width}, so they do not map "
                       "each feature on its own; explain the pipeline by its predict with data=")
 
-def check_steps_width(model, # a Pipeline of per-feature steps
-                      width: int, # the number of features its final model reads
-                     ):
-    "Refuse a pipeline whose steps do not hand its final model one column per input feature (an imputer dropped one)."
-    n_in = getattr(model, "n_features_in_", None)
-    if n_in is None or width != n_in: raise _width_error(n_in, width)
-
 def column_sources(steps, # the steps of per_feature_steps(..., encoders=True), a fitted Pipeline
                    n_in: int, # the number of the pipeline's input features
                   ) -> np.ndarray:
@@ -518,8 +511,8 @@ def column_sources(steps, # the steps of per_feature_steps(..., encoders=True), 
     return source
 
 def _encodes(steps) -> bool:
-    "Whether any step is (or holds) an encoder or a ColumnTransformer: rows then go in as they are, not as numbers."
-    return any(_reorders(s) or not _per_feature(s) for _, s in steps.steps)
+    "Whether any step is other than a plain numeric per-feature transform (an encoder, a ColumnTransformer, an identity, a nested pipeline): rows then go in as they are, not as numbers."
+    return not all(_sklearn_named(s, PER_FEATURE_STEPS) for _, s in steps.steps)
 
 def through_steps(steps,                # the per-feature steps, a fitted Pipeline (per_feature_steps' first result)
                   X,                    # matched rows: an array (n, p) or one row (p,), a DataFrame or a Series

@@ -91,8 +91,8 @@ def _wrapping_advice(model, name: str) -> str:
 
 FLOAT_EXACT_INT = 2 ** 53   # integers up to this size are exact as float64
 
-def _check_exact_integers(out: np.ndarray):
-    "Refuse integers (NumPy or Python) that float64 would round: their differences, of which Shapley values are made, would be lost."
+def _check_exact_integers(out: np.ndarray, table: bool = False):
+    "Refuse integers (NumPy or Python) that float64 would round (in a game's output, or with `table` in a value table): their differences, of which Shapley values are made, would be lost."
     flat = out.ravel()
     if flat.dtype.kind in "iu":                                  # vectorised: round-trip the large ones through float64
         big = flat[(flat > FLOAT_EXACT_INT) | (flat < -FLOAT_EXACT_INT)] if flat.dtype.kind == "i" else flat[flat > FLOAT_EXACT_INT]
@@ -103,10 +103,11 @@ def _check_exact_integers(out: np.ndarray):
         flat = big[~exact]                                       # only the inexact ones reach the loop (it names the first)
     for v in flat:
         if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and int(float(v)) != int(v):
-            raise ValueError(f"the game returned the integer {int(v)}, beyond 2**53, which float64 cannot hold exactly: the "
-                             "differences between coalitions' values, of which Shapley values are made, would be rounded away. "
-                             "Subtract a constant inside the game (its value on the empty coalition, say), or return floats "
-                             "if that rounding is acceptable")
+            where, fix = (("the value table holds", "Subtract a constant from the table (its value on the empty coalition, say)")
+                          if table else ("the game returned", "Subtract a constant inside the game (its value on the empty coalition, say)"))
+            raise ValueError(f"{where} the integer {int(v)}, beyond 2**53, which float64 cannot hold exactly: the differences "
+                             f"between coalitions' values, of which Shapley values are made, would be rounded away. {fix}, or "
+                             "pass floats if that rounding is acceptable")
 
 def evaluate_game(game, # callable on a boolean (k, p) coalition matrix, returning k floats
                   Z, # the coalitions to evaluate, (k, p)

@@ -606,7 +606,7 @@ def kernel_pipeline(model, # a model kernel_expansion takes, or a scikit-learn P
 class ProductKernelExplainer:
     "Exact Shapley values, semivalues and pairwise interactions of a fitted SVM, kernel ridge or GP regressor with an RBF or Laplacian kernel."
     def __init__(self,
-                 model,                        # a fitted SVR, NuSVR, OneClassSVM, SVC, NuSVC (their decision_function, one-vs-one pairs for 3+ classes; never predict_proba), KernelRidge or GaussianProcessRegressor (the predictive mean); or a Pipeline of PER_FEATURE_STEPS (notebook 06) ending in one
+                 model,                        # a fitted SVR, NuSVR, OneClassSVM, SVC, NuSVC (their decision_function, one-vs-one pairs for 3+ classes; never predict_proba), KernelRidge or GaussianProcessRegressor (the predictive mean); or a Pipeline of per-feature steps (and ColumnTransformers of them, notebook 06) ending in one
                  data=None,                    # background rows (array or DataFrame): the marginal game over them; None: the kernel game (absent factor 1)
                  m: int | str | None = "auto", # quadrature nodes: "auto" (error-controlled), "exact" (or None) for the exact rule, or an int
                  block_size: int | None = None, # support vectors per block (without data), background rows per block (with data); None for blocks of about 8 MB

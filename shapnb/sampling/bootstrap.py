@@ -413,9 +413,10 @@ def size_blind_note(design: CoalitionDesign, # a design whose sampled values dep
     "Why such a design gives no standard errors: the sample cannot tell the players apart."
     return (f"no standard errors at budget {design.n_evals} for p = {design.p}: every sampled coalition of a size has the same "
             "value, so the sample cannot tell the players apart (duplicated data points, or labels that are all alike, do this to "
-            "a data-valuation game). If the game is symmetric, each Shapley value is the equal split (v(N) - v(∅)) / p; if not, "
-            "nothing sampled shows how the players differ, so no spread of the estimate measures its error. A larger budget "
-            "may sample coalitions that differ")
+            "a data-valuation game). If the game is symmetric, each Shapley value is the equal split (v(N) - v(∅)) / p, and the "
+            "values returned, the regression's on this sample, differ from it only by how unevenly the design sampled the "
+            "players; if not, nothing sampled shows how the players differ. Either way no spread of the estimate measures its "
+            "error. A larger budget may sample coalitions that differ")
 
 def _decline_note(design: CoalitionDesign, df: int, rank: int, ridge: float) -> str:
     "Why a design gives no standard errors, and the budget that would."
