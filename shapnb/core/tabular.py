@@ -13,7 +13,7 @@ from .validation import check_coalitions, real_array
 # %% auto #0
 __all__ = ['PER_FEATURE_STEPS', 'is_frame', 'is_series', 'check_tabular', 'model_feature_names', 'match_columns',
            'ReorderedColumnsWarning', 'warn_reordered', 'match_frames', 'HybridRows', 'float_rows', 'check_no_infinity',
-           'is_pipeline', 'per_feature_steps', 'column_sources', 'through_steps']
+           'is_pipeline', 'per_feature_steps', 'column_sources', 'in_input_order', 'through_steps']
 
 # %% ../../nbs/06_tabular.ipynb #5d15a107
 def is_frame(X, # anything
@@ -509,6 +509,15 @@ def column_sources(steps, # the steps of per_feature_steps(..., encoders=True), 
                              "unexplained; explain the pipeline by its predict with data=")
         source = out
     return source
+
+def in_input_order(columns,   # (k, len(source)) values of the columns the steps hand the final model
+                   source,    # per column, the input feature it reads (`column_sources`)
+                   n_in: int, # the number of input features
+                  ) -> np.ndarray:
+    "The columns placed at the input features they read, (k, n_in); a dropped feature's column is 0."
+    placed = np.zeros((len(columns), n_in))
+    placed[:, source] = columns
+    return placed
 
 def _encodes(steps) -> bool:
     "Whether any step is other than a plain numeric per-feature transform (an encoder, a ColumnTransformer, an identity, a nested pipeline): rows then go in as they are, not as numbers."

@@ -15,7 +15,7 @@ from ..core.indices import (IndexMeasure, check_semivalue, semivalue_measure, ch
                                  _gauss_jacobi_rule, _pair_values)
 from ..core.scale import is_dask_collection, explain_collection, explain_rows, check_executor
 from ..core.tabular import (model_feature_names, match_columns, float_rows, is_series, warn_reordered, per_feature_steps,
-                                 column_sources, through_steps, _width_error)
+                                 column_sources, through_steps, in_input_order, _width_error)
 from ..core.explanation import Explanation
 
 # %% auto #0
@@ -598,9 +598,8 @@ def kernel_pipeline(model, # a model kernel_expansion takes, or a scikit-learn P
     if len(source) != expansion[0].shape[1]: raise _width_error(n_in, expansion[0].shape[1])   # a step dropped a column
     if np.array_equal(source, np.arange(n_in)): return steps, None, expansion
     support, alpha, intercept, kernel, gamma = expansion  # reordered or dropped: the support vectors in the input's order, a
-    placed = np.zeros((len(support), n_in)); placed[:, source] = support   # dropped feature 0 on both sides: its factor is 1
-    if np.ndim(gamma): gamma = np.ones(n_in); gamma[source] = expansion[4]
-    return steps, source, (placed, alpha, intercept, kernel, gamma)
+    if np.ndim(gamma): gamma = np.ones(n_in); gamma[source] = expansion[4]   # dropped feature 0 on both sides: its factor is 1
+    return steps, source, (in_input_order(support, source, n_in), alpha, intercept, kernel, gamma)
 
 # %% ../../nbs/15_kernels.ipynb #e5e0fd0c
 class ProductKernelExplainer:
@@ -649,8 +648,7 @@ class ProductKernelExplainer:
         rows = float_rows(X, what)                              # numbers: the kernel compares them
         if self.preprocess is None: return rows
         out = np.asarray(through_steps(self.preprocess, X, what), dtype=float)
-        if self.preprocess_columns is not None:                # back in the input's order; a dropped feature 0, as its support
-            placed = np.zeros((len(out), self.n_features)); placed[:, self.preprocess_columns] = out; out = placed
+        if self.preprocess_columns is not None: out = in_input_order(out, self.preprocess_columns, self.n_features)   # as the support
         return out[0] if rows.ndim == 1 else out
 
     def shap_values(self,

@@ -21,8 +21,8 @@ __all__ = ['MAX_REPLICATES', 'BOOTSTRAPS', 'REPLICATE_BYTES', 'PROGRESS_WORK', '
            'BOOTSTRAP_FLOPS', 'symmetric_multiplicities', 'doubled_half_multiplicities', 'replicate_multiplicities',
            'jackknife_multiplicities', 'replicate_estimates', 'naive_ht_se', 'check_bootstrap', 'FewReplicatesWarning',
            'warn_few_replicates', 'replicate_se', 'jackknife_se', 'standard_errors', 'df_inflation', 'satterthwaite_df',
-           'satterthwaite_inflation', 'auto_method', 'without_spread', 'size_blind_note', 'replicate_cost',
-           'reported_standard_errors']
+           'satterthwaite_inflation', 'auto_method', 'without_spread', 'size_blind_note', 'sample_size_blind',
+           'replicate_cost', 'reported_standard_errors']
 
 # %% ../../nbs/22_bootstrap.ipynb #6e95b6ad
 MAX_REPLICATES = 1_000_000   # bootstrap replicates at most (each is a (p,) estimate, and their multiplicities a row)
@@ -418,6 +418,14 @@ def size_blind_note(design: CoalitionDesign, # a design whose sampled values dep
             "players; if not, nothing sampled shows how the players differ. Either way no spread of the estimate measures its "
             "error. A larger budget may sample coalitions that differ")
 
+def sample_size_blind(design: CoalitionDesign, # an evaluated design
+                      game_values,             # (n,) values of `design.coalitions`
+                      v_empty: float,          # v(∅)
+                     ) -> bool:
+    "Whether a sampled design's values, with v(∅), are `size_blind` (notebook 01): a sample that cannot tell the players apart."
+    return not design.enumerated and size_blind(np.vstack([np.zeros((1, design.p), bool), design.coalitions]),
+                                                np.append(v_empty, game_values))
+
 def _decline_note(design: CoalitionDesign, df: int, rank: int, ridge: float) -> str:
     "Why a design gives no standard errors, and the budget that would."
     p, n, k = design.p, design.n_units, design.n_evals
@@ -492,8 +500,7 @@ def reported_standard_errors(estimate: Explanation,  # a KernelSHAP estimate: it
         if jk_df == 0:
             return {**out, "se_method": None, "se_note": (f"no standard errors at budget {d.n_evals} for p = {d.p}: a single "
                     "sampled unit lies outside the enumerated strata, and its variance cannot be estimated from one unit")}
-    if not d.enumerated and size_blind(np.vstack([np.zeros((1, d.p), bool), d.coalitions]), np.append(estimate.v_empty, estimate.game_values)):
-        return {**out, "se_method": None, "se_note": size_blind_note(d)}
+    if sample_size_blind(d, estimate.game_values, estimate.v_empty): return {**out, "se_method": None, "se_note": size_blind_note(d)}
     cost = replicate_cost(d, used, n_boot)
     if method == "auto" and cost > BOOTSTRAP_FLOPS:
         return {**out, "se_method": None, "se_note": (f"no standard errors at budget {d.n_evals} for p = {d.p}: the {used} "

@@ -16,8 +16,7 @@ from ..core.scale import evaluate_coalitions
 from ..exact.trees import TreeExplainer
 from .design import CoalitionDesign, wallenius_design, shapley_kernel, _log_comb
 from .regression import sum_zero_basis, check_identifiable, residual_df, DF_MIN, standardise_values
-from .bootstrap import replicate_multiplicities, replicate_se, without_spread, warn_few_replicates, MAX_REPLICATES, size_blind_note
-from ..core.games import size_blind
+from .bootstrap import replicate_multiplicities, replicate_se, without_spread, warn_few_replicates, MAX_REPLICATES, size_blind_note, sample_size_blind
 
 # %% auto #0
 __all__ = ['TREES', 'SURROGATES', 'N_FOLDS', 'FIT_RESOLUTION', 'CORRECTIONS', 'population_gram', 'linear_shapley', 'is_surrogate',
@@ -355,7 +354,7 @@ def surrogate_shap(game,                      # callable on a boolean (k, p) coa
     delta = A @ T.sum(0)
     boot, weight = None, 1.0                                     # boot: delta of each resampling of the units
     note = "no standard errors were asked for (bootstrap=None)" if bootstrap is None else (_declined(d) if bootstrap == "auto" else None)
-    if note is None and not d.enumerated and size_blind(np.vstack([np.zeros((1, p), bool), Z]), np.append(v0, y)): note = size_blind_note(d)
+    if note is None and sample_size_blind(d, y, v0): note = size_blind_note(d)
     if not d.enumerated and bootstrap is not None and note is None: warn_few_replicates(n_boot)
     if not d.enumerated and (correction == "shrunk" or (bootstrap is not None and note is None)):
         boot = (replicate_multiplicities(d, "symmetric", n_boot, rng) @ T) @ A.T   # the SE, and tr Σ for the weight

@@ -11,7 +11,7 @@ from numba import njit
 from ...core.quadrature import exact_nodes, product_shapley
 from ...core.validation import check_bool, check_int, check_coalitions, holds_text
 from ...core.tabular import (is_frame, is_series, match_columns, model_feature_names, is_pipeline, per_feature_steps,
-                                 column_sources, through_steps, _width_error)
+                                 column_sources, through_steps, in_input_order, _width_error)
 
 # %% auto #0
 __all__ = ['DECISION_LE', 'DECISION_LT', 'DECISION_CATEGORY', 'MISSING_NAN', 'MISSING_AS_ZERO', 'MISSING_ZERO_OR_NAN',
@@ -507,9 +507,7 @@ class TreeEnsemble:
             if np.ndim(X) == 2 and len(X) == 0: return np.zeros((0, self.n_features)), names, single   # the steps refuse no rows
             rows = self.final_ensemble.as_rows(through_steps(self.preprocess, X, what), what)[0]
             if self.preprocess_columns is None: return rows, names, single
-            placed = np.zeros((len(rows), self.n_features))   # back in the input's order; a dropped feature's column is never read
-            placed[:, self.preprocess_columns] = rows
-            return placed, names, single
+            return in_input_order(rows, self.preprocess_columns, self.n_features), names, single   # a dropped feature: never read
         if is_series(X):
             names = [str(c) for c in X.index]
             X = self._series_frame(X, what)
