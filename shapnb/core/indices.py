@@ -12,7 +12,7 @@ from scipy.special import roots_jacobi, gammaln
 from .validation import check_int, check_finite, evaluate_game
 from .games import mask_to_coalition, coalition_sizes, shapley_weights, _to_units, _from_units
 from .beta import check_product_factors
-from .quadrature import SAFE_LOG_RANGE, _gauss_legendre_rule, _log_abs_sign, _node_factors, _rule_values
+from .quadrature import SAFE_LOG_RANGE, _gauss_legendre_rule, _log_abs_sign, _node_factors, _rule_values, check_representable
 
 # %% auto #0
 __all__ = ['SEMIVALUES', 'INDICES_MAX_PLAYERS', 'INTERACTIONS', 'PAIR_SAFE_LOG_RANGE', 'gauss_jacobi_01', 'IndexMeasure',
@@ -306,6 +306,9 @@ def sii_to_shap(sii, # SII matrix (..., p, p) as returned here: pair terms off t
     "shap's `shap_interaction_values` convention from an SII matrix: halved pair terms off the diagonal, $\\phi_i-\\tfrac12\\sum_{j\\ne i}I_{ij}$ on it."
     sii = check_finite(sii, "sii")
     if sii.ndim < 2 or sii.shape[-1] != sii.shape[-2]: raise ValueError(f"sii must have shape (..., p, p), got {sii.shape}")
+    gap = np.abs(sii - np.swapaxes(sii, -1, -2)).max(initial=0.0)
+    if gap > 1e-9 * max(np.abs(sii).max(initial=0.0), 1e-300):
+        raise ValueError(f"sii must be symmetric (I_ij = I_ji), as an SII matrix is; its entries differ across the diagonal by up to {gap:.3g}")
     diag = np.diagonal(sii, axis1=-2, axis2=-1)
     out = sii / 2
     idx = np.arange(sii.shape[-1])
@@ -322,7 +325,7 @@ def product_semivalues(a,          # factors of the players in the coalition, sh
     "A semivalue of the product games $c\\prod_{S}a_j\\prod_{S^c}b_j$, exact: $c(a_i-b_i)\\int\\prod_{j\\ne i}F_j\\,d\\omega$, shape (..., p)."
     measure = semivalue_measure(index)
     a, b, c = check_product_factors(a, b, c)
-    return _rule_values(a, b, c, *_measure_rule(measure, a.shape[-1] - 1))
+    return check_representable(_rule_values(a, b, c, *_measure_rule(measure, a.shape[-1] - 1)), "semivalues")
 
 # %% ../../nbs/03a_indices.ipynb #66b53e43
 PAIR_SAFE_LOG_RANGE = SAFE_LOG_RANGE / 2  # two inverse factors per term: half the single-player range
@@ -388,4 +391,4 @@ def product_interactions(a,          # factors of the players in the coalition, 
     M = (M + np.swapaxes(M, -1, -2)) / 2                                     # exactly symmetric
     if index == "k-SII": first = first - M.sum(-1) / 2
     M[..., idx, idx] = first
-    return M
+    return check_representable(M, f"{index} values")

@@ -12,7 +12,8 @@ from .validation import check_int, check_bool
 from .beta import check_product_factors
 
 # %% auto #0
-__all__ = ['SAFE_LOG_RANGE', 'gauss_legendre_01', 'exact_nodes', 'product_shapley', 'AutoQuadrature', 'product_shapley_auto']
+__all__ = ['SAFE_LOG_RANGE', 'gauss_legendre_01', 'exact_nodes', 'check_representable', 'product_shapley', 'AutoQuadrature',
+           'product_shapley_auto']
 
 # %% ../../nbs/03_gauss_legendre.ipynb #45e7b2f7
 def _legendre_near_one(m: int, s: np.ndarray):
@@ -58,6 +59,15 @@ def exact_nodes(p: int, # number of players (the integrand has degree p − 1); 
                ) -> int:
     "Fewest Gauss–Legendre nodes that integrate a polynomial of degree p−1 exactly: $\\lceil p/2\\rceil$ (at least 1)."
     return max(1, (check_int(p, "the number of players p", minimum=0) + 1) // 2)
+
+# %% ../../nbs/03_gauss_legendre.ipynb #1e49ad23
+def check_representable(values,                      # values computed in log space from finite factors
+                        what: str = "Shapley values", # their name, for the message
+                       ) -> np.ndarray:
+    "`values` when all are finite; a ValueError when some exceed the largest double (their logs were finite): refused, not inf."
+    if not np.isfinite(values).all():
+        raise ValueError(f"the {what} exceed the largest double; divide c (the games' scale) by a constant")
+    return values
 
 # %% ../../nbs/03_gauss_legendre.ipynb #ec40e728
 def _log_abs_sign(x: np.ndarray):
@@ -153,8 +163,7 @@ def product_shapley(a,                    # factors of the players in the coalit
         a, b, c = check_product_factors(a, b, c)
         m = exact_nodes(a.shape[-1]) if m is None else check_int(m, "the number of quadrature nodes m", minimum=1)
         phi = _rule_values(a, b, c, *_gauss_legendre_rule(m))
-    if not np.isfinite(phi).all():   # finite factors, values beyond float64 (the logs were finite): refused, not inf
-        raise ValueError("the Shapley values exceed the largest double; divide c (the games' scale) by a constant")
+    check_representable(phi)
     if not return_residual: return phi
     return phi, phi.sum(-1) - _efficiency_gain(a, b, c)
 

@@ -145,18 +145,21 @@ def model_feature_names(model, # a fitted model, or one of its bound methods (mo
 def _normal(name: str) -> str: return re.sub(r"\s", "_", name)
 
 def _column_order(columns, names, what: str, against: str) -> list[int]:
-    "Positions in `columns` of each of `names` (exact match, else one-to-one after white space → '_'), or a ValueError."
-    columns = [str(c) for c in columns]
+    "Positions in `columns` of each of `names` (exact match, else one to one: XGBoost's 'g a' for a MultiIndex column ('g', 'a'); white space → '_'), or a ValueError."
+    labels = list(columns)
+    columns = [str(c) for c in labels]
     where = {c: j for j, c in enumerate(columns)}
     order = [where.get(n) for n in names]
     left = [j for j in range(len(columns)) if j not in set(order)]
-    unmatched = [i for i, j in enumerate(order) if j is None]
-    if unmatched:                                             # LightGBM-style names: white space became '_'
+    joined = lambda j: " ".join(map(str, labels[j])) if isinstance(labels[j], tuple) else columns[j]
+    for column_key, name_key in ((joined, str), (lambda j: _normal(columns[j]), _normal)):   # XGBoost's, LightGBM's spellings
+        unmatched = [i for i, j in enumerate(order) if j is None]
+        if not unmatched: break
         spare = {}
-        for j in left: spare.setdefault(_normal(columns[j]), []).append(j)
+        for j in left: spare.setdefault(column_key(j), []).append(j)
         for i in unmatched:
-            hits = spare.get(_normal(names[i]), [])
-            if len(hits) == 1 and sum(_normal(n) == _normal(names[i]) for n in names) == 1: order[i] = hits[0]
+            hits = spare.get(name_key(names[i]), [])
+            if len(hits) == 1 and sum(name_key(n) == name_key(names[i]) for n in names) == 1: order[i] = hits[0]
         left = [j for j in range(len(columns)) if j not in set(order)]
     missing = [names[i] for i, j in enumerate(order) if j is None]
     if missing or left:

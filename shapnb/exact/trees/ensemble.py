@@ -448,11 +448,12 @@ class TreeEnsemble:
         categorical = [j for j, dtype in enumerate(X.dtypes) if isinstance(dtype, pd.CategoricalDtype)]
         by_value = self.categorical is not None and (not categorical or categorical == [j for j, c in enumerate(self.categorical) if c is not None])
         lightgbm = self.pandas_categorical is not None and not by_value   # LightGBM's own rule: categorical columns by position
-        if categorical and lightgbm and len(self.pandas_categorical) != len(categorical):
+        if lightgbm and len(self.pandas_categorical) != len(categorical):   # as LightGBM's predict: its codes would be read from numbers
             text = [columns[j] for j, dtype in enumerate(X.dtypes) if pd.api.types.is_object_dtype(dtype) or isinstance(dtype, pd.StringDtype)]
-            raise ValueError(f"{what} has categorical columns {[columns[j] for j in categorical]}; the model was fitted with "
-                             f"{len(self.pandas_categorical)} pandas categorical columns"
-                             + (f"; the columns {text} hold text: pass them as pandas categoricals, as at fit" if text else ""))
+            raise ValueError(f"{what} has {f'categorical columns {[columns[j] for j in categorical]}' if categorical else 'no categorical columns'}; "
+                             f"the model was fitted with {len(self.pandas_categorical)} pandas categorical columns"
+                             + (f"; the columns {text} hold text: pass them as pandas categoricals, as at fit" if text else
+                                ": pass its categorical features as pandas categorical columns, as at fit (LightGBM's predict refuses this frame too)"))
         out = np.empty(X.shape, np.float64)
         mapping = dict(zip(categorical, self.pandas_categorical or [])) if lightgbm else {}
         integers = None                                          # each integer column cast to input_dtype on its own
