@@ -9,7 +9,7 @@ import numpy as np
 from .core.games import MarginalGame, exact_shapley, EXACT_MAX_PLAYERS
 from .core.validation import check_bool, check_int, check_n_players, random_generator
 from .core.tabular import is_frame, is_series, model_feature_names, match_columns, match_frames, is_pipeline
-from .core.scale import ignoring
+from .core.scale import ignoring, is_dask_collection
 from .exact.trees import TreeExplainer, tree_ensemble
 from .exact.kernels import ProductKernelExplainer, kernel_pipeline
 from .sampling.kernelshap import kernel_shap
@@ -255,6 +255,10 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
             v, base, se, sd, n, note = _explain_game(model_or_game, p, method, budget, seed, progress, dict(options), executor, chunk_size)
         return Explanation(v, base, se=se, sd=sd, feature_names=feature_names, n_evals=n, method=method,
                            details={"se_note": note} if note else None)
+    if is_dask_collection(X) or is_dask_collection(data):
+        raise TypeError("explain computes in memory and takes no Dask collection: for lazy values of a Dask array or "
+                        "DataFrame call the explainer's shap_values, TreeExplainer(model, data).shap_values(X) or "
+                        "ProductKernelExplainer(model, data).shap_values(X) (notebook 05); or pass X.compute()")
     given = [str(c) for c in X.columns] if is_frame(X) else [str(c) for c in X.index] if is_series(X) else None
     X, data, single = _tables(model_or_game, X, data)
     if feature_names is not None and given is not None and is_frame(X):

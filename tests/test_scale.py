@@ -166,6 +166,48 @@ def test_closed_cluster_and_shut_down_pool_are_refused(data):
         distributed.Client("tcp://127.0.0.1:9", timeout="1s")
 
 
+@pytest.mark.slow   # a real LocalCluster
+def test_client_closed_mid_run_is_an_error_not_a_hang():
+    from shapnb.core.games import all_coalitions
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0")
+    client = distributed.Client(cluster, set_as_default=False)
+    outcome = []
+    def run():
+        try: outcome.append(evaluate_coalitions(slow_game, all_coalitions(7), client, 2))
+        except Exception as exc: outcome.append(exc)
+    worker = threading.Thread(target=run, daemon=True)
+    try:
+        threading.Timer(0.5, client.close).start()          # from another thread, while the coalitions are being evaluated
+        worker.start(); worker.join(120)
+        assert not worker.is_alive(), "evaluate_coalitions hung after its client was closed"
+        assert isinstance(outcome[0], ExecutorError), outcome[0]   # it resubmitted cancelled work to a closing client, for ever
+    finally:
+        client.close(); cluster.close()
+
+
+def test_p1_estimators_check_the_executor():
+    game = lambda Z: np.asarray(Z, float).sum(1)
+    with pytest.raises(TypeError, match="executor must be"): kernel_shap(game, 1, 4, executor="x")
+    with pytest.raises(ValueError, match="chunk_size must be at least 1"): kernel_shap(game, 1, 4, executor=None, chunk_size=0)
+    with ThreadPoolExecutor(1) as pool: pass
+    with pytest.raises(ExecutorError, match="shut down"): kernel_shap_with_replacement(game, 1, 4, executor=pool)
+    from shapnb.sampling.surrogate import surrogate_shap
+    with pytest.raises(TypeError, match="executor must be"): surrogate_shap(game, 1, 4, executor=[1, 2])
+
+
+def test_dask_collections_refused_where_not_lazy(data):
+    from shapnb.front import explain
+    X, y = data
+    forest = RandomForestRegressor(3, max_depth=2, random_state=0).fit(X, y)
+    frame = dd.from_pandas(pd.DataFrame(X[:40], columns=[f"f{j}" for j in range(6)]), npartitions=2)
+    for rows in (da.from_array(X[:40], chunks=20), frame):
+        with pytest.raises(TypeError, match="explain computes in memory and takes no Dask collection"): explain(forest, rows)
+    with pytest.raises(TypeError, match="takes no Dask collection"): explain(forest, X[:3], data=da.from_array(X[:40]))
+    with ThreadPoolExecutor(1) as pool:   # a pool cannot compute a Dask graph: refused, not ignored
+        with pytest.raises(ValueError, match="not by the executor given"): TreeExplainer(forest).shap_values(frame, executor=pool)
+    with pytest.raises(ValueError, match="chunk_size is not used"): TreeExplainer(forest).shap_values(frame, chunk_size=5)
+
+
 @settings(max_examples=60, deadline=None)
 @given(n=st.integers(0, 500), workers=st.integers(1, 9), chunk=st.one_of(st.none(), st.integers(1, 600)))
 def test_split_rows_covers_every_row_once(n, workers, chunk):

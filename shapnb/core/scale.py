@@ -44,6 +44,9 @@ def check_executor(executor, # None, a concurrent.futures.Executor, or a Dask Cl
         if client.status != "running":
             raise ExecutorError(f"the Dask client is {client.status!r}, not running: its cluster was closed or cannot be "
                                 "reached; connect again with Client(address) and pass the new client")
+        if not client.nthreads():
+            warnings.warn("the Dask cluster has no workers: the work waits until workers join (an adaptive cluster starts "
+                          "them; a cluster scaled to 0 waits for ever)", RuntimeWarning, stacklevel=3)
         return client.get_executor() if executor is client else executor
     if not isinstance(executor, cf.Executor):
         labels = hasattr(executor, "shape") or isinstance(executor, (list, tuple))   # shap's shap_values(X, y)
@@ -115,24 +118,35 @@ def _evaluate_chunk(game, Z: np.ndarray, start: int) -> np.ndarray:
 
 RESUBMISSIONS = 2   # times a task whose shipped copy was lost with a worker is shipped and submitted again
 
+def _result(future, alive=None):
+    "The future's result; while it is pending, `alive()` once a second (it raises when the executor can no longer deliver)."
+    if alive is None: return future.result()
+    while True:
+        try: return future.result(timeout=1.0)
+        except cf.TimeoutError:
+            if future.done(): raise                    # the task's own TimeoutError
+            alive()
+
 def _gather(futures: list, # one future per piece of work, in order
             describe,      # describe(i) -> a phrase naming piece i in error messages
             resubmit=None, # resubmit(i) -> a new future for piece i; None: no second attempt
+            alive=None,    # alive() raises when the executor can no longer deliver (checked while waiting); None: wait
            ) -> list:
     "Results of `futures` in order; a cancelled task is resubmitted, any other failure cancels the rest and names the work."
     try:
         out = []
         for i in range(len(futures)):
             for attempt in range(RESUBMISSIONS + 1):
-                try: out.append(futures[i].result()); break
-                except (GameEvaluationError, PartitionError): raise
+                try: out.append(_result(futures[i], alive)); break
+                except (GameEvaluationError, PartitionError, ExecutorError): raise
                 except cf.CancelledError as exc:
                     if resubmit is None or attempt == RESUBMISSIONS:
                         raise ExecutorError(f"{describe(i)} was cancelled in the executor {attempt + 1} times") from exc
                     futures[i] = resubmit(i)
                 except Exception as exc:
-                    hint = ("; a process pool ships the work by pickling, which a lambda or a locally defined function "
-                            "cannot be: define it at module level, or use a ThreadPoolExecutor or Dask"
+                    hint = ("; a process pool ships the work by pickling, which a lambda, a locally defined function, or "
+                            "an object holding a lock, an open file or a connection cannot be: define the function at module "
+                            "level and keep such objects out of it, or use a ThreadPoolExecutor or Dask"
                             if "pickl" in f"{type(exc).__name__} {exc}".lower() else "")
                     raise ExecutorError(f"{describe(i)} failed in the executor: {type(exc).__name__}: {exc}{hint}") from exc
         return out
@@ -148,11 +162,13 @@ def _run_pieces(executor, obj, fn, pieces: list, describe) -> list:
     "fn(obj, *piece) for every piece through `executor`, in order; `obj` is shipped once, and again after it was lost."
     shipped, used = [ship(executor, obj)], [0] * len(pieces)      # the copies shipped so far; which one each task got
     def resubmit(i):
+        check_executor(executor)              # a client closed or cut off meanwhile: refused, not a task that never ends
         if used[i] == len(shipped) - 1: shipped.append(ship(executor, obj))   # the latest copy was lost: ship it again
         used[i] = len(shipped) - 1
         return _submit(executor, fn, shipped[-1], *pieces[i])
     futures = [_submit(executor, fn, shipped[0], *piece) for piece in pieces]
-    return _gather(futures, describe, resubmit)
+    # a Dask client closed or cut off while its work runs may leave futures that never end (its executor's): watched
+    return _gather(futures, describe, resubmit, (lambda: check_executor(executor)) if _dask_client(executor) else None)
 
 def evaluate_coalitions(game,                        # callable on a boolean (k, p) coalition matrix, returning k floats
                         Z,                           # the coalitions to evaluate, (k, p)
@@ -173,12 +189,15 @@ def evaluate_coalitions(game,                        # callable on a boolean (k,
                                       lambda i: f"evaluating coalitions {parts[i].start}..{parts[i].stop - 1}"))
 
 # %% ../../nbs/05_scale_out.ipynb #c753ec90
-def _explain_partition(explainer, part, index: int, options: dict | None = None) -> np.ndarray:
-    "Shapley values of one partition of rows (a 2-D array or DataFrame), after checking its width; `options` go to `shap_values`."
+def _explain_partition(explainer, part, index: int, options: dict | None = None, rows: float = math.nan) -> np.ndarray:
+    "Shapley values of one partition of rows (a 2-D array or DataFrame), after checking its width (and its declared `rows`, if known); `options` go to `shap_values`."
     width = part.shape[1] if np.ndim(part) == 2 else None
     if width != explainer.n_features:
         raise PartitionError(f"partition {index} has shape {tuple(part.shape)}; the model expects (rows, "
                              f"{explainer.n_features}) features")
+    if not math.isnan(rows) and len(part) != rows:
+        raise PartitionError(f"partition {index} holds {len(part)} rows, but its collection declares {int(rows)}: the values "
+                             "would not line up with the collection's rows")
     return explainer.shap_values(part, **(options or {}))
 
 def _rows_of(X, n_features: int):
@@ -245,8 +264,17 @@ def _is_dask_frame(X) -> bool:
 def explain_collection(explainer, # an object with n_features, n_outputs and shap_values(rows)
                        X,         # a Dask array (n, p) or a Dask DataFrame with p columns
                        options: dict | None = None, # keyword options of the explainer's shap_values (e.g. check_additivity)
+                       executor=None, # None, or the current Dask client: the collection's own scheduler computes it
+                       chunk_size: int | None = None, # must be None: the partitions are the chunks
                       ):
     "A lazy Dask array of the explainer's Shapley values of a Dask array or DataFrame, partition by partition."
+    if chunk_size is not None:
+        raise ValueError("chunk_size is not used for a Dask collection: its partitions are the chunks (rechunk or "
+                         "repartition it to change them)")
+    if executor is not None and _dask_client(executor) is not _current_client():
+        raise ValueError("a Dask collection is computed by Dask's current scheduler, not by the executor given: pass no "
+                         "executor (with a client, make it the current one: `with client.as_current(): ...`), or compute "
+                         "the collection and pass the rows")
     import dask, dask.array as da
     p = explainer.n_features
     tail = (p,) if explainer.n_outputs == 1 else (p, explainer.n_outputs)
@@ -266,7 +294,7 @@ def explain_collection(explainer, # an object with n_features, n_outputs and sha
         handle = _put(client, explainer)
     else: handle = dask.delayed(explainer, name=f"shapnb-explainer-{uuid.uuid4().hex}")
     task = dask.delayed(_explain_partition, pure=True)
-    blocks = [da.from_delayed(task(handle, part, i, dict(options or {})), shape=(n,) + tail, dtype=np.float64,
+    blocks = [da.from_delayed(task(handle, part, i, dict(options or {}), n), shape=(n,) + tail, dtype=np.float64,
                               meta=np.empty((0,) * (1 + len(tail))))
               for i, (part, n) in enumerate(zip(parts, lengths))]
     return da.concatenate(blocks, axis=0)

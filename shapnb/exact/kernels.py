@@ -660,7 +660,7 @@ class ProductKernelExplainer:
         check_executor(executor)                                    # checked on every route, a Dask collection's too
         if chunk_size is not None: check_int(chunk_size, "chunk_size", minimum=1)
         warn_reordered(X, self.feature_names)                       # a frame in another order: the values are in the model's
-        if is_dask_collection(X): return explain_collection(self, X)
+        if is_dask_collection(X): return explain_collection(self, X, executor=executor, chunk_size=chunk_size)
         X = match_columns(X, self.feature_names, "X", self.n_features)   # by name, before the rows are split
         if np.ndim(X) == 2 and len(X) == 0:                       # no rows: no values (as TreeExplainer)
             return np.zeros((0, self.n_features) + (() if self.single_output else (self.n_outputs,)))

@@ -6,7 +6,7 @@
 from __future__ import annotations
 import warnings
 import numpy as np
-from ..core.validation import check_int, check_n_players, evaluate_game, random_generator
+from ..core.validation import check_int, check_n_players, random_generator
 from ..core.scale import evaluate_coalitions
 from ..core.explanation import Explanation
 from .design import CoalitionDesign, wallenius_design, check_budget, design_strata, shapley_kernel
@@ -24,11 +24,11 @@ def _evaluate_design(game, design: CoalitionDesign, executor=None, chunk_size=No
     y = evaluate_coalitions(game, Z, executor, chunk_size)
     return y[2:], float(y[0]), float(y[1])
 
-def _single_player(game, budget, method: str) -> Explanation:
+def _single_player(game, budget, method: str, executor=None, chunk_size=None) -> Explanation:
     "The exact value v(N) - v(∅) of a one-player game (2 evaluations), in the same form as a sampled estimate."
     check_int(budget, "the budget (game evaluations)", minimum=2)
     warnings.warn("p = 1: the Shapley value is v(N) - v(∅), computed exactly from 2 evaluations")
-    y = evaluate_game(game, np.array([[False], [True]]))
+    y = evaluate_coalitions(game, np.array([[False], [True]]), executor, chunk_size)   # the executor checked, as for p ≥ 2
     details = dict(design=None, coalitions=np.zeros((0, 1), bool), weights=np.zeros(0), game_values=np.zeros(0),
                    v_empty=float(y[0]), v_full=float(y[1]), ridge=0.0, bootstrap=None, replicates=None, residual_df=None,
                    se_inflation=1.0, se_note=None)
@@ -62,7 +62,7 @@ def kernel_shap(game,                                # callable on a boolean (k,
     "KernelSHAP on a stratified Wallenius design without replacement, with standard errors where they can be trusted."
     p = check_n_players(p)
     check_bootstrap(bootstrap, n_boot, progress)
-    if p == 1: return _single_player(game, budget, "kernelshap")
+    if p == 1: return _single_player(game, budget, "kernelshap", executor, chunk_size)
     rng = random_generator(seed)
     design = wallenius_design(p, budget, paired=paired, border=border, seed=rng)
     check_identifiable(design)   # an UnderdeterminedWarning before any evaluation if the budget is too small
@@ -126,7 +126,7 @@ def kernel_shap_with_replacement(game,                        # callable on a bo
     "KernelSHAP on the with-replacement design of shap/shapr (reweighted), for comparison; an `Explanation` like `kernel_shap`'s."
     p = check_n_players(p)
     check_bootstrap(bootstrap, n_boot, progress)
-    if p == 1: return _single_player(game, budget, "kernelshap_with_replacement")
+    if p == 1: return _single_player(game, budget, "kernelshap_with_replacement", executor, chunk_size)
     rng = random_generator(seed)
     design = with_replacement_design(p, budget, paired=paired, seed=rng)
     check_identifiable(design)

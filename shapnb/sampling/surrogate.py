@@ -10,7 +10,7 @@ import numpy as np
 from scipy.stats import t as student_t
 from sklearn.base import clone
 from sklearn.ensemble import GradientBoostingRegressor
-from ..core.validation import check_int, check_n_players, check_coalitions, evaluate_game, random_generator
+from ..core.validation import check_int, check_n_players, check_coalitions, random_generator
 from ..core.explanation import Explanation
 from ..core.scale import evaluate_coalitions
 from ..exact.trees import TreeExplainer
@@ -300,7 +300,7 @@ def surrogate_shap(game,                      # callable on a boolean (k, p) coa
     if p == 1:
         check_int(budget, "the budget (game evaluations)", minimum=2)
         warnings.warn("p = 1: the Shapley value is v(N) - v(∅), computed exactly from 2 evaluations")
-        y = evaluate_game(game, np.array([[False], [True]]))
+        y = evaluate_coalitions(game, np.array([[False], [True]]), executor, chunk_size)   # the executor checked, as for p ≥ 2
         return Explanation(np.array([y[1] - y[0]]), y[0], se=np.zeros(1), n_evals=2, method="surrogate_shap",
                            details=dict(design=None, se_note=None, exactly_unbiased=True))
     d = wallenius_design(p, budget, seed=rng)

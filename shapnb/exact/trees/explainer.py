@@ -106,7 +106,7 @@ class TreeExplainer:
         check_additivity = check_bool(check_additivity, "check_additivity")
         warn_reordered(X, self.feature_names)                       # a frame in another order: the values are in the model's
         options = {"check_additivity": check_additivity}
-        if is_dask_collection(X): return explain_collection(self, X, options)
+        if is_dask_collection(X): return explain_collection(self, X, options, executor, chunk_size)
         if executor is not None:                                    # frames matched by name, sparse rows densified, first
             return explain_rows(self, X if isinstance(X, np.ndarray) else self.ensemble.matched(X), executor, chunk_size, options)
         rows, _, single = self.ensemble.as_rows(X)
