@@ -5,7 +5,8 @@ Every game here is synthetic, built from a fixed seed, with exact Shapley values
 games, `exact_shapley` by enumeration otherwise): sums of unanimity games (positive or mixed signs, also shifted by
 1e9 and scaled by 1e-12), weighted voting games (Pareto and log-normal weights), a random tanh network and a random
 cubic polynomial explained against a baseline row, a game of three dominant players among near-null ones, a
-heavy-tailed game (exp of random pairwise interactions) and an additive game; p from 3 to 24. Each method runs with
+heavy-tailed game (exp of random pairwise interactions), an additive game, and (not in CELLS: run it by name, `min:10`)
+the minimum of the players' weights; p from 3 to 24. Each method runs with
 its defaults at budgets p+2, 2p, 3p, 4p, 8p (and 16p for p <= 12):
 
   python bench/synthetic_families.py run METHOD SEED0 SEED1 [cells=fam:p,...] [budgets=3p,4p,...]
@@ -86,6 +87,11 @@ def heavy_tailed(p, rng):
     W = np.triu(rng.normal(size=(p, p)), 1) * 0.6; a = rng.normal(size=p) * 0.3
     return EnumeratedGame(lambda Z: np.exp(np.einsum("ki,ij,kj->k", Z * 1.0, W, Z * 1.0) + Z @ a), p)
 
+def minimum(p, rng):
+    "v(S) = the smallest of the players' exponential weights in S (0 for the empty coalition)."
+    a = rng.exponential(1, p)
+    return EnumeratedGame(lambda Z: np.where(Z.any(1), np.where(Z, a, np.inf).min(1), 0.0), p)
+
 def additive(p, rng):
     a = rng.normal(size=p)
     return EnumeratedGame(lambda Z: 3.0 + Z.astype(float) @ a, p)
@@ -101,7 +107,8 @@ def make(family, p):
                 "voting": lambda: voting(p, rng(family), lambda r, n: r.pareto(1.5, n) + 0.1),
                 "voting_ln": lambda: voting(p, rng(family), lambda r, n: r.lognormal(0, 0.7, n), quota=0.5),
                 "nn": lambda: tanh_network(p, rng(family)), "poly3": lambda: cubic(p, rng(family)),
-                "heavy": lambda: heavy_tailed(p, rng(family)), "additive": lambda: additive(p, rng(family))}
+                "heavy": lambda: heavy_tailed(p, rng(family)), "additive": lambda: additive(p, rng(family)),
+                "min": lambda: minimum(p, rng(family))}
     return builders[family]()
 
 def budgets(p):

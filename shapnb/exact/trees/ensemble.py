@@ -608,7 +608,7 @@ def _from_sklearn_trees(model) -> TreeEnsemble:
     from sklearn.base import is_classifier
     estimators = getattr(model, "estimators_", [model])
     classifier = is_classifier(model)
-    if classifier and getattr(model, "n_outputs_", 1) != 1: raise ValueError("multi-output classifiers are not supported; expected one target")
+    if classifier and getattr(model, "n_outputs_", 1) != 1: raise ValueError("unsupported model: multi-output classifiers (fitted on a 2-D y) are not supported; expected one target")
     trees = [_sklearn_tree(e.tree_, 1.0 / len(estimators), classifier) for e in estimators]
     k = trees[0]["value"].shape[1]
     return TreeEnsemble(trees, np.zeros(k), model.n_features_in_, np.float32, feature_names=model_feature_names(model),
@@ -685,8 +685,8 @@ def _hist_layout(model):
             categories = categories[:-1]                      # (None, in an object column, is a category of its own)
         bits = np.unpackbits(known[f_idx_map[t]].view(np.uint8), bitorder="little")
         if not bits[:len(categories)].all():
-            raise ValueError(f"HistGradientBoosting feature {j}: not every encoded category is known to the trees; "
-                             "this layout is not supported")
+            raise ValueError(f"unsupported model: HistGradientBoosting feature {j}: not every encoded category is known to the "
+                             "trees; this layout is not supported")
         categorical[j] = CategoryCodes(tuple(categories), in_arrays=True, unknown="missing")
     return to_user, categorical
 
