@@ -306,9 +306,9 @@ def sii_to_shap(sii, # SII matrix (..., p, p) as returned here: pair terms off t
     "shap's `shap_interaction_values` convention from an SII matrix: halved pair terms off the diagonal, $\\phi_i-\\tfrac12\\sum_{j\\ne i}I_{ij}$ on it."
     sii = check_finite(sii, "sii")
     if sii.ndim < 2 or sii.shape[-1] != sii.shape[-2]: raise ValueError(f"sii must have shape (..., p, p), got {sii.shape}")
-    gap = np.abs(sii - np.swapaxes(sii, -1, -2)).max(initial=0.0)
-    if gap > 1e-9 * max(np.abs(sii).max(initial=0.0), 1e-300):
-        raise ValueError(f"sii must be symmetric (I_ij = I_ji), as an SII matrix is; its entries differ across the diagonal by up to {gap:.3g}")
+    gap = np.abs(sii - np.swapaxes(sii, -1, -2)).max(axis=(-2, -1), initial=0.0)     # per matrix, against its own scale
+    if (gap > 1e-9 * np.maximum(np.abs(sii).max(axis=(-2, -1), initial=0.0), 1e-300)).any():
+        raise ValueError(f"sii must be symmetric (I_ij = I_ji), as an SII matrix is; its entries differ across the diagonal by up to {gap.max():.3g}")
     diag = np.diagonal(sii, axis1=-2, axis2=-1)
     out = sii / 2
     idx = np.arange(sii.shape[-1])
@@ -388,7 +388,7 @@ def product_interactions(a,          # factors of the players in the coalition, 
     else: first = _rule_values(a, b, c, *_measure_rule(semivalue_measure("banzhaf" if index == "BII" else "shapley"), p - 1))
     idx = np.arange(p)
     M[..., idx, idx] = 0.0
-    M = (M + np.swapaxes(M, -1, -2)) / 2                                     # exactly symmetric
+    M = M / 2 + np.swapaxes(M, -1, -2) / 2                                   # exactly symmetric (halved first: no overflow)
     if index == "k-SII": first = first - M.sum(-1) / 2
     M[..., idx, idx] = first
     return check_representable(M, f"{index} values")

@@ -35,15 +35,19 @@ def _dask_client(executor):
     client = getattr(executor, "_client", None)
     return client if isinstance(client, Client) else None
 
+def _check_running(client):
+    "Refuse a Dask client that is not running (its cluster closed, or cut off)."
+    if client.status != "running":
+        raise ExecutorError(f"the Dask client is {client.status!r}, not running: its cluster was closed or cannot be "
+                            "reached; connect again with Client(address) and pass the new client")
+
 def check_executor(executor, # None, a concurrent.futures.Executor, or a Dask Client / client.get_executor()
                   ):
     "The `concurrent.futures.Executor` to submit to (a Dask `Client` becomes its `get_executor()`), checked to take work."
     if executor is None: return None
     client = _dask_client(executor)
     if client is not None:
-        if client.status != "running":
-            raise ExecutorError(f"the Dask client is {client.status!r}, not running: its cluster was closed or cannot be "
-                                "reached; connect again with Client(address) and pass the new client")
+        _check_running(client)
         if not client.nthreads():
             warnings.warn("the Dask cluster has no workers: the work waits until workers join (an adaptive cluster starts "
                           "them; a cluster scaled to 0 waits for ever)", RuntimeWarning, stacklevel=3)
@@ -124,7 +128,7 @@ def _result(future, alive=None):
     while True:
         try: return future.result(timeout=1.0)
         except cf.TimeoutError:
-            if future.done(): raise                    # the task's own TimeoutError
+            if future.done(): return future.result()   # done meanwhile, or the task's own TimeoutError (raised again)
             alive()
 
 def _gather(futures: list, # one future per piece of work, in order
@@ -168,7 +172,8 @@ def _run_pieces(executor, obj, fn, pieces: list, describe) -> list:
         return _submit(executor, fn, shipped[-1], *pieces[i])
     futures = [_submit(executor, fn, shipped[0], *piece) for piece in pieces]
     # a Dask client closed or cut off while its work runs may leave futures that never end (its executor's): watched
-    return _gather(futures, describe, resubmit, (lambda: check_executor(executor)) if _dask_client(executor) else None)
+    client = _dask_client(executor)
+    return _gather(futures, describe, resubmit, None if client is None else lambda: _check_running(client))
 
 def evaluate_coalitions(game,                        # callable on a boolean (k, p) coalition matrix, returning k floats
                         Z,                           # the coalitions to evaluate, (k, p)
@@ -195,8 +200,8 @@ def _explain_partition(explainer, part, index: int, options: dict | None = None,
     if width != explainer.n_features:
         raise PartitionError(f"partition {index} has shape {tuple(part.shape)}; the model expects (rows, "
                              f"{explainer.n_features}) features")
-    if not math.isnan(rows) and len(part) != rows:
-        raise PartitionError(f"partition {index} holds {len(part)} rows, but its collection declares {int(rows)}: the values "
+    if not math.isnan(rows) and part.shape[0] != rows:     # (shape, not len: a block may be a SciPy sparse matrix)
+        raise PartitionError(f"partition {index} holds {part.shape[0]} rows, but its collection declares {int(rows)}: the values "
                              "would not line up with the collection's rows")
     return explainer.shap_values(part, **(options or {}))
 
@@ -271,7 +276,7 @@ def explain_collection(explainer, # an object with n_features, n_outputs and sha
     if chunk_size is not None:
         raise ValueError("chunk_size is not used for a Dask collection: its partitions are the chunks (rechunk or "
                          "repartition it to change them)")
-    if executor is not None and _dask_client(executor) is not _current_client():
+    if executor is not None and (_dask_client(executor) is None or _dask_client(executor) is not _current_client()):
         raise ValueError("a Dask collection is computed by Dask's current scheduler, not by the executor given: pass no "
                          "executor (with a client, make it the current one: `with client.as_current(): ...`), or compute "
                          "the collection and pass the rows")
