@@ -42,7 +42,7 @@ def _one_row_frame(row):
     import pandas as pd
     return pd.DataFrame([row.to_numpy()], columns=row.index).infer_objects()
 
-def _tables(model, X, data):
+def _tables(model, X, data, keep_unseen: bool = False):
     "(X, data, single): rows (n, p) and background matched by name to the model and to each other (a function gets data's order); `single` for one row."
     names = model_feature_names(model)
     X = match_columns(X, names, "X")
@@ -58,7 +58,7 @@ def _tables(model, X, data):
                              f"name their columns in different orders ({ours[:6]} and {theirs[:6]}): which one it was fitted with "
                              "is not known. Pass both in that order (e.g. data[X.columns] if X's is right), or fit the model on "
                              "a DataFrame, whose names explain matches")
-        X, data = match_frames(X, data, "X", "data")
+        X, data = match_frames(X, data, "X", "data", keep_unseen)   # the tree route: a category data lacks is read as the model does
     return X, data, single
 
 # %% ../nbs/41_explain.ipynb #d3f57156
@@ -260,7 +260,8 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
                         "DataFrame call the explainer's shap_values, TreeExplainer(model, data).shap_values(X) or "
                         "ProductKernelExplainer(model, data).shap_values(X) (notebook 05); or pass X.compute()")
     given = [str(c) for c in X.columns] if is_frame(X) else [str(c) for c in X.index] if is_series(X) else None
-    X, data, single = _tables(model_or_game, X, data)
+    not_tree = _refusal(tree_ensemble, model_or_game) if method == "auto" else None
+    X, data, single = _tables(model_or_game, X, data, keep_unseen=method == "tree" or (method == "auto" and not not_tree))
     if feature_names is not None and given is not None and is_frame(X):
         feature_names = _names_in_model_order(feature_names, given, [str(c) for c in X.columns])
     if feature_names is None:
@@ -269,7 +270,6 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
     if feature_names is not None: checked_names("feature_names", feature_names, X.shape[1], "x")   # before any prediction
     asked = method
     if method == "auto":
-        not_tree = _refusal(tree_ensemble, model_or_game)
         not_kernel = not_tree and _refusal(kernel_pipeline, model_or_game)
         method = "tree" if not not_tree else "kernel" if not not_kernel else "kernelshap"
         final = model_or_game.steps[-1][1] if is_pipeline(model_or_game) else model_or_game   # a pipeline: its final model's

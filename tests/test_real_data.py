@@ -649,6 +649,20 @@ def test_path_dependent_against_the_library_and_predict(name):
     assert path_dependent_error(name) < tol * scale_of(model, raw, rows)
 
 
+@pytest.mark.parametrize("name", ["lgbm_categorical", "hgb_categorical"])
+def test_explain_takes_a_category_the_background_lacks_on_the_tree_route(name):
+    "A category unseen in data (and at fit): the tree route reads it as the model does; the marginal-game routes refuse it."
+    model, raw, _, rows, background, tol = case(name)
+    assert "nuuk" in set(rows["city"].dropna()) and "nuuk" not in set(background["city"].dropna())
+    e = explain(model, rows, data=background, progress=False)
+    assert e.method == "tree"
+    expected = TreeExplainer(model, background).shap_values(rows)
+    np.testing.assert_allclose(e.values, expected, rtol=0, atol=1e-12 * scale_of(model, raw, rows))
+    assert np.abs(interventional_error(name)) < tol * scale_of(model, raw, rows)    # and those values are the brute force's
+    with pytest.raises(ValueError, match=r"values \['nuuk'\] that are not categories of data's"):
+        explain(model, rows, data=background, method="exact", progress=False)
+
+
 # --- XGBoost: early stopping, missing sentinels, CSR training ------------------------------------------------------
 
 def _stopped():

@@ -240,10 +240,14 @@ def _as_frame_like(A, template, what: str, template_what: str = "the frame it is
     frame = pd.DataFrame(A, columns=template.columns)
     return frame.infer_objects() if A.dtype == object else frame
 
+def _unknown_categories(values, dtype) -> list:
+    "The non-missing values of `values` that are not categories of `dtype`, sorted."
+    present = values.dropna().unique()
+    return [v.item() if isinstance(v, np.generic) else v for v in sorted(set(present) - set(dtype.categories), key=str)]
+
 def _categories_fit(values, dtype, what: str, owner: str, column: str):
     "Raise unless every non-missing value of `values` (of `what`) is one of the categories of `dtype` (of `owner`)."
-    present = values.dropna().unique()
-    unknown = [v.item() if isinstance(v, np.generic) else v for v in sorted(set(present) - set(dtype.categories), key=str)]
+    unknown = _unknown_categories(values, dtype)
     if unknown:                                                       # shown as values: 1 and '1' differ
         raise ValueError(f"{what}'s column {column!r} has values {unknown[:5]}{' ...' if len(unknown) > 5 else ''} that are not "
                          f"categories of {owner}'s {list(dtype.categories)[:10]}")
@@ -292,7 +296,7 @@ def _same_dtype(s, t) -> bool:
     if isinstance(s, pd.CategoricalDtype): return list(s.categories) == list(t.categories) and s.ordered == t.ordered
     return True
 
-def _unify_column(a, b, column: str, a_what: str, b_what: str):
+def _unify_column(a, b, column: str, a_what: str, b_what: str, keep_unseen: bool = False):
     "Columns `a` (rows) and `b` (background) converted to one dtype that keeps every value, or a ValueError naming the column."
     import pandas as pd
     if _same_dtype(a.dtype, b.dtype): return a, b
@@ -301,8 +305,10 @@ def _unify_column(a, b, column: str, a_what: str, b_what: str):
     if b.dtype == object: b = _from_objects(b, a0)
     try:
         if isinstance(b.dtype, pd.CategoricalDtype):
-            _categories_fit(a, b.dtype, a_what, b_what, column)   # by value, in the background's category order (its codes):
-            a, b = (a.astype(object) if isinstance(a.dtype, pd.CategoricalDtype) else a).astype(b.dtype), b
+            unseen = _unknown_categories(a, b.dtype) if keep_unseen else []   # appended after the background's, which keep their codes
+            if not unseen: _categories_fit(a, b.dtype, a_what, b_what, column)   # by value, in the background's category order (its codes):
+            dtype = pd.CategoricalDtype([*b.dtype.categories, *unseen], ordered=b.dtype.ordered) if unseen else b.dtype
+            a, b = (a.astype(object) if isinstance(a.dtype, pd.CategoricalDtype) else a).astype(dtype), b
         elif isinstance(a.dtype, pd.CategoricalDtype):
             _categories_fit(b, a.dtype, b_what, a_what, column); a, b = a, b.astype(a.dtype)
         elif _numeric_like(a) and _numeric_like(b): a, b = _common_numeric(a, b)
@@ -335,6 +341,7 @@ def match_frames(X,                      # rows to explain: array, DataFrame or 
                  data,                   # background rows: array or DataFrame
                  what: str = "X",        # the rows' name in messages
                  data_what: str = "data", # the background's name in messages
+                 keep_unseen: bool = False, # keep X's categories that data lacks (appended to data's): for a model that reads each row on its own (trees)
                 ):
     "`(X, data)` with the same columns in `data`'s order and one dtype per column (frames if either is one); arrays width-checked."
     import pandas as pd
@@ -360,7 +367,7 @@ def match_frames(X,                      # rows to explain: array, DataFrame or 
     if all(_same_dtype(s, t) for s, t in zip(X.dtypes, data.dtypes)): return X, data
     X, data = X.copy(), data.copy()
     for j, column in enumerate(data.columns):
-        a, b = _unify_column(X.iloc[:, j], data.iloc[:, j], str(column), what, data_what)
+        a, b = _unify_column(X.iloc[:, j], data.iloc[:, j], str(column), what, data_what, keep_unseen)
         X.isetitem(j, a); data.isetitem(j, b)
     return X, data
 
