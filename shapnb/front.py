@@ -295,6 +295,6 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
                "method='kernelshap')")
         if asked != "auto": raise ValueError(why)
         warnings.warn(f"{type(model_or_game).__name__} is explained exactly ({why}); the {' and '.join(unused)} given "
-                      "are not used", stacklevel=2)
+                      f"{'is' if len(unused) == 1 else 'are'} not used", stacklevel=2)
     e = _explain_model(model_or_game, X, method, data, budget, seed, progress, feature_names, dict(options), executor, chunk_size)
     return e[0] if single else e

@@ -14,7 +14,7 @@ from ..core.quadrature import (exact_nodes, AutoQuadrature, _check_tolerance, _g
 from ..core.indices import (IndexMeasure, check_semivalue, semivalue_measure, check_interaction, interaction_measure,
                                  _gauss_jacobi_rule, _pair_values)
 from ..core.scale import is_dask_collection, explain_collection, explain_rows, check_executor
-from ..core.tabular import (model_feature_names, match_columns, float_rows, is_series, warn_reordered, per_feature_steps,
+from ..core.tabular import (model_feature_names, match_columns, float_rows, is_frame, is_series, warn_reordered, per_feature_steps,
                                  column_sources, through_steps, in_input_order, _width_error)
 from ..core.explanation import Explanation
 
@@ -616,6 +616,8 @@ class ProductKernelExplainer:
         final = model if self.preprocess is None else model.steps[-1][1]
         self.n_features = self.support.shape[1]
         self.feature_names = model_feature_names(model)          # None when the model was fitted on an array
+        if self.feature_names is None and is_frame(data):          # no names in the model: X is matched to data's (as TreeExplainer)
+            self.feature_names = [str(c) for c in data.columns]
         self.single_output = self.alpha.shape[1] == 1
         classes = getattr(final, "classes_", None)
         self.output_names = None if self.single_output or classes is None or len(classes) < 3 else \
