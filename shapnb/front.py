@@ -8,7 +8,8 @@ import contextlib, warnings
 import numpy as np
 from .core.games import MarginalGame, exact_shapley, EXACT_MAX_PLAYERS
 from .core.validation import check_bool, check_int, check_n_players, random_generator
-from .core.tabular import is_frame, is_series, model_feature_names, match_columns, match_frames, is_pipeline
+from .core.tabular import (is_frame, is_series, model_feature_names, match_columns, match_frames, is_pipeline,
+                                 one_row_frame, _column_order)
 from .core.scale import ignoring, is_dask_collection
 from .exact.trees import TreeExplainer, tree_ensemble
 from .exact.kernels import ProductKernelExplainer, kernel_pipeline
@@ -37,22 +38,17 @@ def _exact_hint(p: int, unit: str, cost: str = "") -> str:
     if p > EXACT_MAX_PLAYERS: return f" (exact enumeration stops at EXACT_MAX_PLAYERS = {EXACT_MAX_PLAYERS} {unit})"
     return f"; or pass method='exact'{cost}"
 
-def _one_row_frame(row):
-    "A Series (one row of a frame, indexed by its columns) as a one-row DataFrame."
-    import pandas as pd
-    return pd.DataFrame([row.to_numpy()], columns=row.index).infer_objects()
-
 def _tables(model, X, data, keep_unseen: bool = False):
     "(X, data, single): rows (n, p) and background matched by name to the model and to each other (a function gets data's order); `single` for one row."
     names = model_feature_names(model)
     X = match_columns(X, names, "X")
     single = is_series(X) or (not is_frame(X) and np.ndim(X) == 1)
-    if is_series(X): X = _one_row_frame(X)
+    if is_series(X): X = one_row_frame(X)
     elif not is_frame(X): X = np.atleast_2d(X)
     if X.shape[0] == 0 or X.shape[1] == 0: raise ValueError(f"X must hold at least one row and one feature, got shape {X.shape}")
     if data is not None:
         data = match_columns(data, names, "data")
-        if names is None and hasattr(model, "predict") and is_frame(X) and is_frame(data) and \
+        if names is None and hasattr(getattr(model, "__self__", model), "predict") and is_frame(X) and is_frame(data) and \
                 (ours := [str(c) for c in X.columns]) != (theirs := [str(c) for c in data.columns]) and sorted(ours) == sorted(theirs):
             raise ValueError(f"{type(model).__name__} has no feature names, so it reads its features by position, and X and data "
                              f"name their columns in different orders ({ours[:6]} and {theirs[:6]}): which one it was fitted with "
@@ -192,8 +188,7 @@ def _names_in_model_order(names, given: list, matched: list) -> list:
     "The user's `names` of the columns `given` (their own order), in the order `matched` of the model's features."
     names = list(names)
     if len(names) != len(given): raise ValueError(f"feature_names must hold {len(given)} names, one per column of X; got {len(names)}")
-    where = {c: i for i, c in enumerate(given)}
-    return [names[where[c]] for c in matched]
+    return [names[i] for i in _column_order(given, matched, "X", "the matched columns")]   # LightGBM's and XGBoost's spellings too
 
 def explain(model_or_game,              # a fitted model (or a predict callable) with rows X, or a game with p
             X=None,                     # rows to explain: (n, p) array or DataFrame, one row (p,) or a Series; None for a game

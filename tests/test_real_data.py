@@ -34,6 +34,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.decomposition import PCA
 from sklearn.svm import SVR, SVC
+from sklearn.linear_model import LinearRegression
 
 from shapnb.core.games import MarginalGame, exact_shapley
 from shapnb.core.tabular import model_feature_names, HybridRows
@@ -661,6 +662,27 @@ def test_explain_takes_a_category_the_background_lacks_on_the_tree_route(name):
     assert np.abs(interventional_error(name)) < tol * scale_of(model, raw, rows)    # and those values are the brute force's
     with pytest.raises(ValueError, match=r"values \['nuuk'\] that are not categories of data's"):
         explain(model, rows, data=background, method="exact", progress=False)
+
+
+def test_model_agnostic_frames_matched_by_name_not_position():
+    "A Series background, a bound method of a model without names, feature_names beside LightGBM-style spellings."
+    frame = pd.DataFrame({"a": [1.0, 2, 3, 4], "b": [10.0, 20, 30, 40], "c": [100.0, 200, 300, 400]})
+    total = lambda T: T["a"].to_numpy() + T["b"].to_numpy() + T["c"].to_numpy()
+    e = explain(total, frame.iloc[:1], data=frame.iloc[3][["c", "a", "b"]], method="exact", progress=False)
+    assert e.feature_names == ["c", "a", "b"]                                           # a function: data's order
+    np.testing.assert_allclose(e.values[0], [-300.0, -3.0, -30.0], atol=1e-12)        # read by position it was [-399, 6, 60]
+    A = np.random.default_rng(0).normal(size=(50, 3))
+    linear = LinearRegression().fit(A, A @ [1.0, 10.0, 100.0])                          # no names: it reads by position
+    rows, background = pd.DataFrame(A[:2], columns=list("abc")), pd.DataFrame(A[10:20][:, [2, 0, 1]], columns=list("cab"))
+    for model in (linear, linear.predict):                                               # a bound method stands for its model
+        with pytest.raises(ValueError, match="reads its features by position"):
+            explain(model, rows, data=background, method="exact", progress=False)
+    D = pd.DataFrame(np.random.default_rng(1).normal(size=(10, 3)), columns=["a_b", "c", "d"])
+    weighted = lambda T: T["a_b"].to_numpy() + 10 * T["c"].to_numpy() + 100 * T["d"].to_numpy()
+    spaced = D.iloc[:2][["d", "a_b", "c"]].rename(columns={"a_b": "a b"})              # LightGBM's spelling differs
+    e = explain(weighted, spaced, data=D.iloc[2:], method="exact", progress=False, feature_names=["D", "AB", "C"])
+    assert e.feature_names == ["AB", "C", "D"]                                          # the user's names, in data's order
+    np.testing.assert_allclose(e.values[:, 0], D["a_b"].iloc[:2] - D["a_b"].iloc[2:].mean(), atol=1e-12)
 
 
 # --- XGBoost: early stopping, missing sentinels, CSR training ------------------------------------------------------

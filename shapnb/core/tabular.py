@@ -12,8 +12,8 @@ from .validation import check_coalitions, real_array
 
 # %% auto #0
 __all__ = ['PER_FEATURE_STEPS', 'is_frame', 'is_series', 'check_tabular', 'model_feature_names', 'match_columns',
-           'ReorderedColumnsWarning', 'warn_reordered', 'match_frames', 'HybridRows', 'float_rows', 'check_no_infinity',
-           'is_pipeline', 'per_feature_steps', 'column_sources', 'in_input_order', 'through_steps']
+           'ReorderedColumnsWarning', 'warn_reordered', 'one_row_frame', 'match_frames', 'HybridRows', 'float_rows',
+           'check_no_infinity', 'is_pipeline', 'per_feature_steps', 'column_sources', 'in_input_order', 'through_steps']
 
 # %% ../../nbs/06_tabular.ipynb #5d15a107
 def is_frame(X, # anything
@@ -227,6 +227,12 @@ def warn_reordered(X,              # rows as given: an array, a DataFrame or a S
                       ReorderedColumnsWarning, stacklevel=3)
 
 # %% ../../nbs/06_tabular.ipynb #cbc23efd
+def one_row_frame(row, # a Series: one row of a frame, indexed by its column labels
+                 ):
+    "A Series (one row of a frame, indexed by its columns) as a one-row DataFrame, its entries' dtypes inferred."
+    import pandas as pd
+    return pd.DataFrame([row.to_numpy()], columns=row.index).infer_objects()
+
 def _as_frame_like(A, template, what: str, template_what: str = "the frame it is matched to"):
     "An array (p,) or (n, p), or a Series, as a DataFrame with `template`'s columns."
     import pandas as pd
@@ -346,6 +352,7 @@ def match_frames(X,                      # rows to explain: array, DataFrame or 
     "`(X, data)` with the same columns in `data`'s order and one dtype per column (frames if either is one); arrays width-checked."
     import pandas as pd
     check_tabular(X, what); check_tabular(data, data_what)
+    if is_series(data): data = one_row_frame(data)   # one background row, matched by its labels (not by position)
     x_array, data_array = not (is_frame(X) or is_series(X)), not is_frame(data)
     if x_array and data_array:
         X, data = np.asarray(X), np.asarray(data)
