@@ -26,9 +26,18 @@ __all__ = ['POSITIVE', 'NEGATIVE', 'MISSING', 'TEXT', 'dependence_plot', 'bar', 
 POSITIVE, NEGATIVE = "#d6336c", "#1c7ed6"   # colours of positive and negative contributions
 MISSING, TEXT = "#5f5f5f", "#a8a8a8"         # missing feature values (dark: the colormap's middle is light grey); text values
 
+def _require_explanation(expl):
+    "A ValueError unless `expl` is shapnb's Explanation, with the way from shap's objects and shap's legacy calls."
+    if isinstance(expl, Explanation): return
+    hint = ("; a shap Explanation: build shapnb's with shapnb.Explanation(e.values, e.base_values, data=e.data, "
+            "feature_names=e.feature_names)" if type(expl).__module__.startswith("shap") else
+            "; shap's legacy call dependence_plot(name, shap_values, X) is dependence_plot(explainer(X), name) here"
+            if isinstance(expl, (str, int, np.integer)) else "")
+    raise ValueError(f"expected a shapnb Explanation, got {type(expl).__name__}{hint}")
+
 def _check_explanation(expl) -> Explanation:
     "An `Explanation` of a single output with its feature axis, or a ValueError saying what to pass."
-    if not isinstance(expl, Explanation): raise ValueError(f"expected a shapnb Explanation, got {type(expl).__name__}")
+    _require_explanation(expl)
     if expl.n_outputs is not None: raise ValueError("plots take a single output: select one with expl.output(k) or expl[..., k]")
     if expl.n_features is None:
         raise ValueError("this Explanation holds one selected feature (e[:, name]); pass the whole explanation, "
@@ -303,14 +312,20 @@ def interaction_partner(expl: Explanation, # an explanation of several rows, of 
     return expl.feature_names[j] if strength[j] > rounding else None
 
 # %% ../nbs/40_plots.ipynb #64d832ab
-def scatter(expl: Explanation,   # an explanation of several rows with their feature values (`data`), of one output
-            feature,             # the feature to plot: its name or index
-            color="auto",        # "auto" (the strongest partner, `interaction_partner`), a feature name or index, or None
+def scatter(expl: Explanation,   # an explanation of several rows with their feature values (`data`), of one output; or shap's one column e[:, "f"] with color=e
+            feature=None,        # the feature to plot: its name or index (None only for shap's call scatter(e[:, "f"], color=e))
+            color="auto",        # "auto" (the strongest partner, `interaction_partner`), a feature name or index, None, or the whole Explanation (shap's color=e: "auto")
             level: float = 0.95, # coverage of the error bars, from the se or sd when the explanation has one
             cmap: str = "coolwarm", # matplotlib colormap of the colouring feature's values
             ax=None,             # matplotlib Axes to draw on, None for a new figure
            ):
     "Dependence plot: a feature's Shapley values against its values, coloured by an interacting feature. Returns the Axes."
+    if isinstance(color, Explanation):                  # shap's idioms: scatter(e[:, "f"], color=e) and scatter(e, "f", color=e)
+        if feature is None and isinstance(expl, Explanation) and expl.n_features is None and len(expl.feature_names) == 1:
+            expl, feature = color, expl.feature_names[0]
+        color = "auto"
+    if feature is None:
+        raise TypeError('scatter needs the feature to plot: scatter(e, "name") (or shap\'s scatter(e[:, "name"], color=e))')
     expl, z = _check_explanation(expl), _z(level)
     if expl.n_rows is None or expl.data is None: raise ValueError("scatter needs several rows and their feature values (data=)")
     i = _feature_index(expl, feature)
@@ -361,7 +376,7 @@ def interaction_heatmap(expl: Explanation,   # an explanation with pairwise inte
                         ax=None,              # matplotlib Axes to draw on, None for a new figure
                        ):
     "Heat map of the pairwise interactions: mean |interaction| over rows per feature pair, or one row's signed matrix. Returns the Axes."
-    if not isinstance(expl, Explanation): raise ValueError(f"expected a shapnb Explanation, got {type(expl).__name__}")
+    _require_explanation(expl)
     if output is not None: expl = expl.output(output)
     elif expl.n_outputs is not None:
         raise ValueError(f"this explanation has {expl.n_outputs} outputs {expl.output_names}: choose one with output=")

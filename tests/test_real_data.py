@@ -685,6 +685,17 @@ def test_model_agnostic_frames_matched_by_name_not_position():
     np.testing.assert_allclose(e.values[:, 0], D["a_b"].iloc[:2] - D["a_b"].iloc[2:].mean(), atol=1e-12)
 
 
+def test_explanation_names_are_the_frames_own_spelling():
+    "LightGBM stores 'f a' as 'f_a'; explainer(X) labels the values as the frame does (as explain and shap do)."
+    frame = pd.DataFrame(np.random.default_rng(0).normal(size=(200, 3)), columns=["f a", "b", "c d"])
+    model = lightgbm.LGBMRegressor(n_estimators=5, verbose=-1).fit(frame, frame["f a"] + frame["b"])
+    explainer = TreeExplainer(model)
+    assert explainer.feature_names == ["f_a", "b", "c_d"]                       # the model's own names, for shap_values
+    e = explainer(frame.iloc[:3][["b", "c d", "f a"]])                         # matched by name (its Explanation: no warning)
+    assert e.feature_names == ["f a", "b", "c d"] == explain(model, frame.iloc[:3]).feature_names
+    np.testing.assert_array_equal(e[:, "f a"].values, explainer.shap_values(frame.iloc[:3])[:, 0])
+
+
 # --- XGBoost: early stopping, missing sentinels, CSR training ------------------------------------------------------
 
 def _stopped():

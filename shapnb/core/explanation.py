@@ -11,7 +11,7 @@ from .validation import check_int, check_finite, check_level, check_dense
 from .indices import check_semivalue, check_interaction
 
 # %% auto #0
-__all__ = ['Explanation', 'stack', 'progress']
+__all__ = ['SHAP_ONLY', 'Explanation', 'stack', 'progress']
 
 # %% ../../nbs/04_explanation.ipynb #2f4f9cba
 def _float_array(name: str, x, shape: tuple) -> np.ndarray:
@@ -70,6 +70,10 @@ def _estimates(self) -> np.ndarray:
         with _ids_lock: start, _ids_given[0] = _ids_given[0], _ids_given[0] + len(self._v)
         self._row_ids = np.arange(start, start + len(self._v), dtype=np.int64)
     return self._row_ids
+
+SHAP_ONLY = ("max", "min", "percentile", "sample", "cohorts", "hstack", "argsort", "flip", "display_data", "lower_bounds",
+             "upper_bounds", "clustering", "hierarchical_values", "main_effects", "error_std", "instance_names",
+             "compute_time", "op_history")   # members of shap's Explanation that this one does not have (`to_shap` converts)
 
 class Explanation:
     "Shapley values of one or many rows (and outputs) with their uncertainty, base values and metadata."
@@ -141,6 +145,9 @@ class Explanation:
         if name == "expected_value":
             raise AttributeError("Explanation has no attribute 'expected_value': its base values (v(∅), shap explainers' "
                                  "expected_value) are `base_values`")
+        if name in SHAP_ONLY:
+            raise AttributeError(f"{type(self).__name__} has no attribute {name!r}, which shap's Explanation has: "
+                                 f"e.to_shap() converts this one to shap's, with its {name!r}")
         raise AttributeError(f"{type(self).__name__} has no attribute {name!r}"
                              + (f"; its details are {sorted(details)}" if details else "")
                              + ("" if name.startswith("_") else " (selecting features, averaging, summing or stacking "
@@ -394,17 +401,24 @@ def _reduce(self, axis, total: bool) -> Explanation:
         _estimates(new)
     return new
 
+def _named_axis(axis, what: str):
+    "The axis of a reduction, which must be given: shap's `e.sum()` adds up every axis, and `e.mean()` is an error there."
+    if axis is None:
+        raise TypeError(f"Explanation.{what}() needs an axis: e.{what}(0) over the rows, e.{what}(1) over the features "
+                        f"(shap's e.sum() with no axis adds up every axis; for that total use e.values.sum())")
+    return axis
+
 def _mean(self,
-          axis: int = 0, # the axis of `values` to average over: 0 is the rows when there are rows
+          axis: int = None, # the axis of `values` to average over: 0 is the rows when there are rows (required)
          ) -> Explanation:
     "Mean over one axis of `values`, like shap's `e.mean(0)`: over rows it is a single-row explanation of the means."
-    return _reduce(self, axis, total=False)
+    return _reduce(self, _named_axis(axis, "mean"), total=False)
 
 def _sum(self,
-         axis: int = 0, # the axis of `values` to add up: 0 is the rows when there are rows
+         axis: int = None, # the axis of `values` to add up: 0 is the rows when there are rows (required)
         ) -> Explanation:
     "Sum over one axis of `values` (over the features it is $v(N) - v(\\emptyset)$ per row and output)."
-    return _reduce(self, axis, total=True)
+    return _reduce(self, _named_axis(axis, "sum"), total=True)
 
 _method(_mean, _sum)
 
