@@ -38,7 +38,7 @@ def _exact_hint(p: int, unit: str, cost: str = "") -> str:
     if p > EXACT_MAX_PLAYERS: return f" (exact enumeration stops at EXACT_MAX_PLAYERS = {EXACT_MAX_PLAYERS} {unit})"
     return f"; or pass method='exact'{cost}"
 
-def _tables(model, X, data, keep_unseen: bool = False):
+def _tables(model, X, data, keep_unseen=lambda: False):
     "(X, data, single): rows (n, p) and background matched by name to the model and to each other (a function gets data's order); `single` for one row."
     names = model_feature_names(model)
     X = match_columns(X, names, "X")
@@ -50,11 +50,11 @@ def _tables(model, X, data, keep_unseen: bool = False):
         data = match_columns(data, names, "data")
         if names is None and hasattr(getattr(model, "__self__", model), "predict") and is_frame(X) and is_frame(data) and \
                 (ours := [str(c) for c in X.columns]) != (theirs := [str(c) for c in data.columns]) and sorted(ours) == sorted(theirs):
-            raise ValueError(f"{type(model).__name__} has no feature names, so it reads its features by position, and X and data "
+            raise ValueError(f"{type(getattr(model, '__self__', model)).__name__} has no feature names, so it reads its features by position, and X and data "
                              f"name their columns in different orders ({ours[:6]} and {theirs[:6]}): which one it was fitted with "
                              "is not known. Pass both in that order (e.g. data[X.columns] if X's is right), or fit the model on "
                              "a DataFrame, whose names explain matches")
-        X, data = match_frames(X, data, "X", "data", keep_unseen)   # the tree route: a category data lacks is read as the model does
+        X, data = match_frames(X, data, "X", "data", keep_unseen())   # the tree route: a category data lacks is read as the model does
     return X, data, single
 
 # %% ../nbs/41_explain.ipynb #d3f57156
@@ -255,8 +255,11 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
                         "DataFrame call the explainer's shap_values, TreeExplainer(model, data).shap_values(X) or "
                         "ProductKernelExplainer(model, data).shap_values(X) (notebook 05); or pass X.compute()")
     given = [str(c) for c in X.columns] if is_frame(X) else [str(c) for c in X.index] if is_series(X) else None
-    not_tree = _refusal(tree_ensemble, model_or_game) if method == "auto" else None
-    X, data, single = _tables(model_or_game, X, data, keep_unseen=method == "tree" or (method == "auto" and not not_tree))
+    refusals = {}                                            # the tree converter's refusal, asked once, after X is checked
+    def tree_refusal():
+        if "tree" not in refusals: refusals["tree"] = _refusal(tree_ensemble, model_or_game)
+        return refusals["tree"]
+    X, data, single = _tables(model_or_game, X, data, keep_unseen=lambda: method == "tree" or (method == "auto" and not tree_refusal()))
     if feature_names is not None and given is not None and is_frame(X):
         feature_names = _names_in_model_order(feature_names, given, [str(c) for c in X.columns])
     if feature_names is None:
@@ -265,6 +268,7 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
     if feature_names is not None: checked_names("feature_names", feature_names, X.shape[1], "x")   # before any prediction
     asked = method
     if method == "auto":
+        not_tree = tree_refusal()
         not_kernel = not_tree and _refusal(kernel_pipeline, model_or_game)
         method = "tree" if not not_tree else "kernel" if not not_kernel else "kernelshap"
         final = model_or_game.steps[-1][1] if is_pipeline(model_or_game) else model_or_game   # a pipeline: its final model's

@@ -30,7 +30,7 @@ def _require_explanation(expl):
     "A ValueError unless `expl` is shapnb's Explanation, with the way from shap's objects and shap's legacy calls."
     if isinstance(expl, Explanation): return
     hint = ("; a shap Explanation: build shapnb's with shapnb.Explanation(e.values, e.base_values, data=e.data, "
-            "feature_names=e.feature_names)" if type(expl).__module__.startswith("shap") else
+            "feature_names=e.feature_names)" if type(expl).__module__.split(".")[0] == "shap" else
             "; shap's legacy call dependence_plot(name, shap_values, X) is dependence_plot(explainer(X), name) here"
             if isinstance(expl, (str, int, np.integer)) else "")
     raise ValueError(f"expected a shapnb Explanation, got {type(expl).__name__}{hint}")
@@ -320,10 +320,21 @@ def scatter(expl: Explanation,   # an explanation of several rows with their fea
             ax=None,             # matplotlib Axes to draw on, None for a new figure
            ):
     "Dependence plot: a feature's Shapley values against its values, coloured by an interacting feature. Returns the Axes."
-    if isinstance(color, Explanation):                  # shap's idioms: scatter(e[:, "f"], color=e) and scatter(e, "f", color=e)
-        if feature is None and isinstance(expl, Explanation) and expl.n_features is None and len(expl.feature_names) == 1:
-            expl, feature = color, expl.feature_names[0]
-        color = "auto"
+    if isinstance(color, Explanation):                  # shap's idioms, read as shap reads them
+        column = isinstance(expl, Explanation) and expl.n_features is None and len(expl.feature_names) == 1
+        if color.n_features is None:                    # color=e[:, "c"]: colour by feature c
+            if feature is None:
+                raise ValueError('scatter takes the whole explanation: scatter(e, "a", color="c") for shap\'s '
+                                 'scatter(e[:, "a"], color=e[:, "c"])')
+            color = color.feature_names[0]
+        else:                                           # color=e: colour by the strongest partner in e
+            if feature is None and column:              # scatter(e[:, "a"], color=e): the column must be e's own
+                name = expl.feature_names[0]
+                if color.n_rows is None or expl.shape != (color.n_rows,) or not np.array_equal(expl.values, color[:, name].values):
+                    raise ValueError(f'scatter(e[:, "{name}"], color=e) needs the column taken from e itself (the same rows and '
+                                     f'values); pass the explanation with its rows selected (or .abs) and the feature: scatter(e, "{name}")')
+                expl, feature = color, name
+            color = "auto"
     if feature is None:
         raise TypeError('scatter needs the feature to plot: scatter(e, "name") (or shap\'s scatter(e[:, "name"], color=e))')
     expl, z = _check_explanation(expl), _z(level)

@@ -674,6 +674,10 @@ def test_model_agnostic_frames_matched_by_name_not_position():
     A = np.random.default_rng(0).normal(size=(50, 3))
     linear = LinearRegression().fit(A, A @ [1.0, 10.0, 100.0])                          # no names: it reads by position
     rows, background = pd.DataFrame(A[:2], columns=list("abc")), pd.DataFrame(A[10:20][:, [2, 0, 1]], columns=list("cab"))
+    with pytest.raises(ValueError, match="X must be one row"):                           # X is checked before the model is converted
+        explain(GradientBoostingRegressor(), "not rows", data=background)
+    np.testing.assert_allclose(explain(total, frame.iloc[:1], data=pd.Series([4.0, 40, 400]), method="exact",
+                                       progress=False).values[0], [-3.0, -30.0, -300.0], atol=1e-12)   # no labels: by position
     for model in (linear, linear.predict):                                               # a bound method stands for its model
         with pytest.raises(ValueError, match="reads its features by position"):
             explain(model, rows, data=background, method="exact", progress=False)

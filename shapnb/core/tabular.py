@@ -352,7 +352,10 @@ def match_frames(X,                      # rows to explain: array, DataFrame or 
     "`(X, data)` with the same columns in `data`'s order and one dtype per column (frames if either is one); arrays width-checked."
     import pandas as pd
     check_tabular(X, what); check_tabular(data, data_what)
-    if is_series(data): data = one_row_frame(data)   # one background row, matched by its labels (not by position)
+    if is_series(data):                              # one background row: by its labels; with the default 0..p-1 (no labels,
+        unlabelled = isinstance(data.index, pd.RangeIndex) and data.index.equals(pd.RangeIndex(len(data)))   # e.g. Series(a.mean(0)))
+        data = data.to_numpy() if unlabelled and not (is_frame(X) and [str(c) for c in X.columns] == [str(j) for j in range(len(data))]) \
+            else one_row_frame(data)                 # by position, as an array is
     x_array, data_array = not (is_frame(X) or is_series(X)), not is_frame(data)
     if x_array and data_array:
         X, data = np.asarray(X), np.asarray(data)
