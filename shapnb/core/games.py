@@ -242,7 +242,10 @@ def _predictions(pred, n: int, index=None) -> np.ndarray:
                          "(e.g. pred.reindex(X.index)) or as an array")
     pred = np.asarray(pred)
     if np.iscomplexobj(pred): raise ValueError("predict returned complex values; a model explained here outputs real numbers")
-    try: pred = pred.astype(float)
+    text = pred.dtype.kind in "USa" or (pred.dtype == object and any(isinstance(v, (str, bytes)) for v in pred.ravel()))
+    try:
+        if text: raise TypeError   # "0"/"1" are labels written as text (a classifier's), even where they parse as numbers
+        pred = pred.astype(float)
     except (TypeError, ValueError):
         raise ValueError(f"predict returned values of dtype {pred.dtype}, not numbers (class labels?); for a classifier "
                          "explain a probability: lambda X: model.predict_proba(X)[:, 1]") from None
