@@ -224,11 +224,13 @@ def size_blind(X,  # coalitions evaluated (t, p)
 
 # %% ../../nbs/01_games.ipynb #c175ed5c
 def _real_rows(a, what: str) -> np.ndarray:
-    "A numeric array as floats (NaN kept, ±infinity refused); text needs DataFrames."
+    "A numeric array in its own real dtype (float32 stays float32, integers and booleans stay: the model gets what it was given; NaN kept, ±infinity refused); text needs DataFrames."
     check_tabular(a, what)
-    try: a = np.asarray(a, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{what} must be numeric ({exc}); for text or categorical features pass DataFrames") from None
+    a = np.asarray(a)
+    if a.dtype.kind not in "fiub":
+        try: a = a.astype(float)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{what} must be numeric ({exc}); for text or categorical features pass DataFrames") from None
     check_no_infinity(a, what)
     return a
 
