@@ -700,6 +700,18 @@ def test_explanation_names_are_the_frames_own_spelling():
     np.testing.assert_array_equal(e[:, "f a"].values, explainer.shap_values(frame.iloc[:3])[:, 0])
 
 
+def test_lightgbm_random_forest_mode_says_it_explains_the_mean():
+    "boosting_type='rf': predict is the mean of the trees (explained), raw_score and shap the sum; the explainer says so."
+    frame = FRAME[NUMERIC].fillna(0)
+    model = lightgbm.LGBMRegressor(boosting_type="rf", n_estimators=8, bagging_fraction=0.7, bagging_freq=1,
+                                   verbose=-1).fit(frame, TARGET)
+    with pytest.warns(UserWarning, match="random-forest mode: its predict is the mean of its 8 trees"):
+        explainer = TreeExplainer(model)
+    phi = explainer.shap_values(frame[:5])
+    np.testing.assert_allclose(explainer.expected_value + phi.sum(1), model.predict(frame[:5]), atol=1e-9)
+    np.testing.assert_allclose(8 * (explainer.expected_value + phi.sum(1)), model.predict(frame[:5], raw_score=True), atol=1e-8)
+
+
 # --- XGBoost: early stopping, missing sentinels, CSR training ------------------------------------------------------
 
 def _stopped():

@@ -934,9 +934,11 @@ def _from_lightgbm(model, iteration_range=None) -> TreeEnsemble:
     pandas_categorical = (json.loads(stored.group(1)) if stored else None) or None
     features = fields.get("feature_infos", "").split()
     codes = _lightgbm_category_codes(features, pandas_categorical) if len(features) == p else None
-    return TreeEnsemble(trees, np.zeros(k), p, np.float64, np.arange(len(trees)) % k, model_feature_names(model),
-                        pandas_categorical, categorical=codes, sparse_absent=0.0, zero_below=LIGHTGBM_ZERO, source="LightGBM",
-                        sparse_floats=True, integer_dtype=np.float32)
+    e = TreeEnsemble(trees, np.zeros(k), p, np.float64, np.arange(len(trees)) % k, model_feature_names(model),
+                     pandas_categorical, categorical=codes, sparse_absent=0.0, zero_below=LIGHTGBM_ZERO, source="LightGBM",
+                     sparse_floats=True, integer_dtype=np.float32)
+    e.averaged_trees = len(blocks) // k if "average_output" in header else None   # random-forest mode: predict is their mean
+    return e
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #0864af5b
 def _catboost_json(model) -> dict:

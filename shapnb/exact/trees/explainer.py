@@ -6,6 +6,7 @@
 from __future__ import annotations
 import copy
 import functools
+import warnings
 import numba
 import numpy as np
 from ...core.explanation import Explanation
@@ -67,6 +68,10 @@ class TreeExplainer:
         if feature_perturbation == "auto": feature_perturbation = "tree_path_dependent" if data is None else "interventional"
         self.feature_perturbation, self.n_jobs = feature_perturbation, _check_jobs(n_jobs)
         self.ensemble, self._tables = tree_ensemble(model, iteration_range, missing), None
+        if averaged := getattr(self.ensemble, "averaged_trees", None):   # LightGBM's random-forest mode: its predict averages
+            warnings.warn(f"this LightGBM booster is in random-forest mode: its predict is the mean of its {averaged} trees (per "
+                          "output), and that mean is explained; LightGBM's predict(raw_score=True) and pred_contrib, and "
+                          f"shap, give their sum, {averaged} times larger", UserWarning, stacklevel=2)
         self.output_names = _output_names(model, self.ensemble.n_outputs)
         self.data = None
         if data is not None:
