@@ -4,7 +4,7 @@
 
 # %% ../nbs/41_explain.ipynb #83c14e93
 from __future__ import annotations
-import contextlib, warnings
+import contextlib, functools, warnings
 import numpy as np
 from .core.games import MarginalGame, exact_shapley, EXACT_MAX_PLAYERS
 from .core.validation import check_bool, check_int, check_n_players, random_generator
@@ -255,10 +255,7 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
                         "DataFrame call the explainer's shap_values, TreeExplainer(model, data).shap_values(X) or "
                         "ProductKernelExplainer(model, data).shap_values(X) (notebook 05); or pass X.compute()")
     given = [str(c) for c in X.columns] if is_frame(X) else [str(c) for c in X.index] if is_series(X) else None
-    refusals = {}                                            # the tree converter's refusal, asked once, after X is checked
-    def tree_refusal():
-        if "tree" not in refusals: refusals["tree"] = _refusal(tree_ensemble, model_or_game)
-        return refusals["tree"]
+    tree_refusal = functools.cache(lambda: _refusal(tree_ensemble, model_or_game))   # asked once, after X is checked
     X, data, single = _tables(model_or_game, X, data, keep_unseen=lambda: method == "tree" or (method == "auto" and not tree_refusal()))
     if feature_names is not None and given is not None and is_frame(X):
         feature_names = _names_in_model_order(feature_names, given, [str(c) for c in X.columns])

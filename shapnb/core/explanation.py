@@ -401,7 +401,7 @@ def _reduce(self, axis, total: bool) -> Explanation:
         _estimates(new)
     return new
 
-def _named_axis(axis, what: str):
+def _required_axis(axis, what: str):
     "The axis of a reduction, which must be given: shap's `e.sum()` adds up every axis, and `e.mean()` is an error there."
     if axis is None:
         raise TypeError(f"Explanation.{what}() needs an axis: e.{what}(0) over the rows, e.{what}(1) over the features "
@@ -412,13 +412,13 @@ def _mean(self,
           axis: int = None, # the axis of `values` to average over: 0 is the rows when there are rows (required)
          ) -> Explanation:
     "Mean over one axis of `values`, like shap's `e.mean(0)`: over rows it is a single-row explanation of the means."
-    return _reduce(self, _named_axis(axis, "mean"), total=False)
+    return _reduce(self, _required_axis(axis, "mean"), total=False)
 
 def _sum(self,
          axis: int = None, # the axis of `values` to add up: 0 is the rows when there are rows (required)
         ) -> Explanation:
     "Sum over one axis of `values` (over the features it is $v(N) - v(\\emptyset)$ per row and output)."
-    return _reduce(self, _named_axis(axis, "sum"), total=True)
+    return _reduce(self, _required_axis(axis, "sum"), total=True)
 
 _method(_mean, _sum)
 

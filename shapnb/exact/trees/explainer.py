@@ -165,7 +165,7 @@ class TreeExplainer:
         "An Explanation of `values` for the matched rows `shown`, with base values, rows, feature and output names."
         labels = (list(shown.columns) if is_frame(shown) else list(shown.index) if hasattr(shown, "index") else None)
         own = labels is not None and all(isinstance(c, str) for c in labels)   # the user's spelling ('f a', where LightGBM keeps 'f_a')
-        names = [str(c) for c in labels] if own else self.feature_names or ([str(c) for c in labels] if labels is not None else None)
+        names = list(labels) if own else self.feature_names or (None if labels is None else [str(c) for c in labels])
         k = self.ensemble.n_outputs
         outputs = (self.output_names or [f"output {o}" for o in range(k)]) if k > 1 else None
         rows = shown if is_frame(shown) else np.asarray(shown)   # a frame: Explanation reads nullable and arrow numbers as floats
