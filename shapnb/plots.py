@@ -18,7 +18,7 @@ from .core.explanation import Explanation
 from .core.quadrature import exact_nodes, product_shapley
 
 # %% auto #0
-__all__ = ['POSITIVE', 'NEGATIVE', 'MISSING', 'TEXT', 'dependence_plot', 'bar', 'beeswarm', 'interaction_scores',
+__all__ = ['POSITIVE', 'NEGATIVE', 'MISSING', 'TEXT', 'DRAWABLE', 'dependence_plot', 'bar', 'beeswarm', 'interaction_scores',
            'interaction_partner', 'scatter', 'interaction_heatmap', 'waterfall', 'convergence', 'selection_trace',
            'quadrature_error', 'explore_quadrature']
 
@@ -35,13 +35,20 @@ def _require_explanation(expl):
             if isinstance(expl, (str, int, np.integer)) else "")
     raise ValueError(f"expected a shapnb Explanation, got {type(expl).__name__}{hint}")
 
-def _check_explanation(expl) -> Explanation:
-    "An `Explanation` of a single output with its feature axis, or a ValueError saying what to pass."
+_ONE_OUTPUT = "plots take a single output: select one with expl.output(k) or expl[..., k]"
+DRAWABLE = 1e300   # largest |value| drawn: matplotlib's axis limits overflow near the largest double (1.8e308)
+
+def _check_explanation(expl, drawn: bool = True) -> Explanation:
+    "An `Explanation` of a single output with its feature axis (and, if `drawn`, values matplotlib can draw), or a ValueError saying what to pass."
     _require_explanation(expl)
-    if expl.n_outputs is not None: raise ValueError("plots take a single output: select one with expl.output(k) or expl[..., k]")
+    if expl.n_outputs is not None: raise ValueError(_ONE_OUTPUT)
     if expl.n_features is None:
         raise ValueError("this Explanation holds one selected feature (e[:, name]); pass the whole explanation, "
                          "or a list of features (e[:, [name]])")
+    largest = max(np.abs(expl.values).max(initial=0.0), np.abs(expl.base_values).max(initial=0.0))
+    if drawn and largest > DRAWABLE:
+        raise ValueError(f"values up to {largest:.3g} are too large to draw (matplotlib's axes overflow near 1.8e308); "
+                         "plot the explanation divided by a power of ten")
     return expl
 
 def _z(level: float) -> float:
@@ -52,7 +59,7 @@ def _axes(ax, height: float, width: float = 6.4):
     "The given Axes, or a new figure's Axes of the given size in inches."
     if ax is not None and not isinstance(ax, matplotlib.axes.Axes):
         raise TypeError(f"ax must be a matplotlib Axes (e.g. plt.subplots()[1]) or None for a new figure, got {type(ax).__name__}")
-    return plt.subplots(figsize=(width, height))[1] if ax is None else ax
+    return plt.subplots(figsize=(width, height), layout="constrained")[1] if ax is None else ax   # labels kept inside when saved
 
 def _colormap(cmap):
     "The matplotlib colormap named (or given) by `cmap`, or a ValueError naming `cmap`."
@@ -69,7 +76,12 @@ def _label(name: str, value) -> str:
 def _numeric_column(column):
     "A feature's values as floats (missing values as NaN), or None when they are text or categories."
     if column is None: return None
-    try: return np.asarray(column, dtype=float)
+    column = np.asarray(column)
+    if column.dtype.kind in "biuf": return column.astype(float)
+    if column.dtype.kind != "O": return None                                    # strings, dates
+    missing = _missing(column)
+    if any(isinstance(v, (str, bytes)) for v in column[~missing]): return None   # "10", "2": category labels, not numbers
+    try: return np.where(missing, np.nan, column).astype(float)                # pandas' NA (a nullable boolean) as NaN
     except (TypeError, ValueError): return None
 
 def _missing(column) -> np.ndarray:
@@ -84,11 +96,13 @@ def _value_colours(column, colormap, n: int) -> np.ndarray:
         out[_missing(column)] = to_rgba(MISSING)
         return out
     out = np.tile(to_rgba(MISSING), (n, 1))
-    known = ~np.isnan(values)
+    known, finite = ~np.isnan(values), np.isfinite(values)
     if known.any():
-        lo, hi = np.percentile(values[known], [5, 95])
-        if hi <= lo: lo, hi = values[known].min(), values[known].max()   # a rare value (a flag set in 4% of rows) keeps its colour
-        out[known] = colormap(np.clip((values[known] - lo) / (hi - lo), 0, 1) if hi > lo else np.full(known.sum(), 0.5))
+        lo, hi = np.percentile(values[finite], [5, 95]) if finite.any() else (0.0, 0.0)   # the scale from finite values
+        if hi <= lo and finite.any(): lo, hi = values[finite].min(), values[finite].max()   # a rare value (a flag set in 4% of rows) keeps its colour
+        v = values[known] / 2                                # halves: no span overflows the largest double; ±inf go to the ends
+        scaled = np.clip((v - lo / 2) / (hi / 2 - lo / 2), 0, 1) if hi > lo else np.where(v > lo / 2, 1.0, np.where(v < lo / 2, 0.0, 0.5))
+        out[known] = colormap(scaled)
     return out
 
 def _value_name(expl: Explanation) -> str:
@@ -263,7 +277,7 @@ def interaction_scores(expl: Explanation, # an explanation of several rows with 
                        feature,           # the plotted feature: its name or index
                       ) -> dict:
     "Adjusted R² of each other feature for the spread of `feature`'s values at fixed feature value (higher: stronger interaction)."
-    expl = _check_explanation(expl)
+    expl = _check_explanation(expl, drawn=False)
     if expl.n_rows is None or expl.data is None: raise ValueError("interaction_scores needs several rows and their feature values (data=)")
     i = _feature_index(expl, feature)
     phi, data = expl.values[:, i], expl.data
@@ -297,7 +311,7 @@ def interaction_partner(expl: Explanation, # an explanation of several rows, of 
                         feature,           # the feature whose partner is wanted: its name or index
                        ) -> str | None:
     "The feature that interacts most with `feature`: largest mean |interaction| given `.interactions`, else the best positive `interaction_scores`; None if none interacts."
-    expl = _check_explanation(expl)
+    expl = _check_explanation(expl, drawn=False)
     if expl.n_rows is None: raise ValueError("interaction_partner needs an explanation of several rows")
     i = _feature_index(expl, feature)
     if expl.n_features < 2: return None
@@ -321,6 +335,8 @@ def scatter(expl: Explanation,   # an explanation of several rows with their fea
            ):
     "Dependence plot: a feature's Shapley values against its values, coloured by an interacting feature. Returns the Axes."
     if isinstance(color, Explanation):                  # shap's idioms, read as shap reads them
+        if color.n_outputs is not None or (isinstance(expl, Explanation) and expl.n_outputs is not None):
+            raise ValueError(_ONE_OUTPUT)
         column = isinstance(expl, Explanation) and expl.n_features is None and len(expl.feature_names) == 1
         if color.n_features is None:                    # color=e[:, "c"]: colour by feature c
             if feature is None:
@@ -345,9 +361,11 @@ def scatter(expl: Explanation,   # an explanation of several rows with their fea
     c_index = None if color is None else _feature_index(expl, color)
     x = _numeric_column(column)
     ticks = None
-    if x is None:                                                 # categories: one jittered column each
-        ticks, codes = np.unique(np.asarray(column, dtype=str), return_inverse=True)
-        x = codes + np.random.default_rng(0).uniform(-0.2, 0.2, len(codes))
+    if x is None:                                                 # categories: one jittered column each; missing: NaN
+        known = ~_missing(column)
+        ticks, codes = np.unique(np.asarray(column[known], dtype=str), return_inverse=True)
+        x = np.full(len(column), np.nan)
+        x[known] = codes + np.random.default_rng(0).uniform(-0.2, 0.2, len(codes))
     missing = np.isnan(x)
     if missing.any():                                             # NaN: a column of its own left of the data
         known = x[~missing]
@@ -398,6 +416,7 @@ def interaction_heatmap(expl: Explanation,   # an explanation with pairwise inte
         if expl.n_rows is None: raise ValueError("this explanation holds a single row; leave row=None")
         row = check_int(row, "row")
         if not -expl.n_rows <= row < expl.n_rows: raise ValueError(f"row {row} is out of range for {expl.n_rows} rows")
+        row %= expl.n_rows                                       # row -1 labelled by its number
         I = I[row]
     signed = I.ndim == 2
     M = I if signed else np.abs(I).mean(0)
@@ -459,10 +478,10 @@ def waterfall(expl: Explanation,     # the explanation, of one output
         colour = POSITIVE if v >= 0 else NEGATIVE
         ax.barh(y, v, left=x0, color=colour, height=0.7)
         if e is not None: ax.errorbar(x0 + v, y, xerr=e, color="#333333", capsize=3, lw=1)
-        ax.annotate(f"{v:+.3g}", (max(x0, x0 + v + (e or 0)), y), xytext=(4, 0), textcoords="offset points",
+        ax.annotate(f"{v + 0.0:+.3g}", (max(x0, x0 + v + (e or 0)), y), xytext=(4, 0), textcoords="offset points",   # -0 as +0
                     va="center", fontsize=8, color=colour)
     ax.set_yticks(range(len(steps)), [label for label, _, _ in steps])
-    total = base + vals.sum()
+    base, total = base + 0.0, base + vals.sum() + 0.0                 # -0 printed as 0
     end = "f(x)" if expl.efficient else "base + sum"          # a semivalue need not add up to the prediction
     if expl._pooled: end = f"{expl._pooled} of {end}"         # e.mean(0): the mean prediction
     for x, text, y in ((base, f"base value {base:.3g}", -0.9), (total, f"{end} = {total:.3g}", len(steps) - 0.1)):
