@@ -4,22 +4,22 @@
 
 # %% ../nbs/43_cli.ipynb #51df2eb9
 from __future__ import annotations
-import argparse, tempfile
+import argparse, os, tempfile
 import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path
 import numpy as np
 from . import __version__
-from .demo import run_demo, print_demo, plot_demo, announce_compilation
+from .demo import BUDGET_HELP, run_demo, print_demo, plot_demo, announce_compilation
 from .core.explanation import Explanation
 from .core.validation import check_int
 from .exact.trees import TreeExplainer
-from .exact.trees.bench import run_benchmark, configurations, interventional_configurations, missing_bench_modules, _install_hint
+from .exact.trees.bench import bench_arguments, run_from_arguments
 from . import plots
 
 # %% auto #0
-__all__ = ['MAX_SCALE', 'REPORT_FILES', 'write_report', 'main']
+__all__ = ['REPORT_FILES', 'write_report', 'main']
 
 # %% ../nbs/43_cli.ipynb #9f5a5862
 def _figure(width: float, height: float):
@@ -109,21 +109,25 @@ Exact values of the interventional game (`TreeExplainer`), and KernelSHAP withou
     return path
 
 # %% ../nbs/43_cli.ipynb #6d73add5
-MAX_SCALE = 10.0   # bench-trees --scale: ten times the benchmark's sizes at most
-
 REPORT_FILES = ("report.md", "waterfall.png", "kernelshap.png", "beeswarm.png", "importance.png")   # what `write_report` writes
 
 def _check_out(folder) -> None:
-    "A ValueError unless `folder` is, or can be made, a folder we can write to (no file in the way, permissions, no folder named as a report file)."
-    for part in [Path(folder), *Path(folder).parents]:
-        if part.exists():
-            if not part.is_dir(): raise ValueError(f"--out {folder}: {part} is a file, not a folder")
-            break
-    if blocked := [name for name in REPORT_FILES if (Path(folder) / name).is_dir()]:
-        raise ValueError(f"--out {folder}: {blocked[0]} there is a folder, where the report writes a file")
-    try:                                                     # in the nearest existing folder: nothing is created yet
-        with tempfile.TemporaryFile(dir=part): pass
-    except OSError as exc: raise ValueError(f"--out {folder}: cannot write in {part} ({exc.strerror or exc})") from None
+    "A ValueError unless `folder` is, or can be made, a folder we can write to (a name, no file or dangling link in the way, permissions, names the system takes, no folder named as a report file)."
+    if not str(folder).strip(): raise ValueError("--out is empty: name the folder for the report")
+    target = Path(folder)
+    try:
+        for part in [target, *target.parents]:
+            if part.is_symlink() and not part.exists(): raise ValueError(f"--out {folder}: {part} is a link to nothing")
+            if part.exists():
+                if not part.is_dir(): raise ValueError(f"--out {folder}: {part} is a file, not a folder")
+                break
+        limit = os.pathconf(part, "PC_NAME_MAX")             # the folders still to make: names the file system takes
+        if long := [name for name in target.relative_to(part).parts if len(os.fsencode(name)) > limit]:
+            raise ValueError(f"--out {folder}: the name {long[0][:30]}… is longer than the {limit} bytes a file name may have here")
+        if blocked := [name for name in REPORT_FILES if (target / name).is_dir()]:
+            raise ValueError(f"--out {folder}: {blocked[0]} there is a folder, where the report writes a file")
+        with tempfile.TemporaryFile(dir=part): pass          # in the nearest existing folder: nothing is created yet
+    except OSError as exc: raise ValueError(f"--out {folder}: cannot write there ({exc.strerror or exc})") from None
 
 def main(argv=None, # command-line arguments, None for sys.argv[1:]
         ):
@@ -138,37 +142,16 @@ def main(argv=None, # command-line arguments, None for sys.argv[1:]
                                            "values and write a markdown report with PNG figures.", formatter_class=defaults)
     demo.add_argument("--out", default="shapnb-demo-report", help="folder for report.md and its figures (created)")
     demo.add_argument("--row", type=int, default=0, help="row of the dataset to explain")
-    demo.add_argument("--budget", type=int, default=300, help="game evaluations for KernelSHAP")
+    demo.add_argument("--budget", type=int, default=300, help=BUDGET_HELP)
     demo.add_argument("--rows", type=int, default=200, help="rows explained exactly for the beeswarm")
     demo.add_argument("--top", type=int, default=10, help="number of features to print")
     bench = commands.add_parser("bench-trees", help="time exact TreeSHAP against other libraries (shap, FastTreeSHAP; with --interventional also woodelf and shapiq)",
                                 description="Time shapnb's TreeExplainer against shap and FastTreeSHAP on the same "
-                                            "models and rows (needs the bench and dev extras); the options of `shapnb-bench-trees`.",
+                                            "models and rows (needs the bench extra); the options of `shapnb-bench-trees`.",
                                 formatter_class=defaults)
-    bench.add_argument("--scale", type=float, default=1.0, help="scale models and rows (e.g. 0.1 for a quick run; at most 10)")
-    bench.add_argument("--threads", type=int, nargs="+", default=argparse.SUPPRESS, help="thread counts (default: 1 and all cores)")
-    bench.add_argument("--repeats", type=int, default=3, help="timed runs per explainer; the best is kept")
-    bench.add_argument("--only", nargs="*", default=argparse.SUPPRESS, help="configuration names to run (default: all)")
-    bench.add_argument("--interventional", action="store_true",
-                       help="the interventional configurations, with background rows (also times woodelf)")
-    bench.add_argument("--no-shapiq", action="store_true",
-                       help="interventional: skip shapiq 1.8 (timed in its Python 3.12 venv, bench/shapiq_trees.py, when there)")
+    bench_arguments(bench)                                   # shared with shapnb-bench-trees, and checked the same way
     args = parser.parse_args(sys.argv[1:] if argv is None else list(argv))
-    if args.command == "bench-trees":
-        if not 0 < args.scale <= MAX_SCALE: bench.error(f"--scale must be positive and at most {MAX_SCALE:g}")
-        if any(t < 1 for t in getattr(args, "threads", [])): bench.error("--threads must be positive integers")
-        if args.repeats < 1: bench.error("--repeats must be at least 1")
-        if args.no_shapiq and not args.interventional: bench.error("--no-shapiq applies to --interventional runs only (shapiq is timed there)")
-        if getattr(args, "only", None) == []: bench.error("--only needs at least one configuration name (leave it out to run all)")
-        known = (interventional_configurations if args.interventional else configurations)(args.scale)   # names only: nothing fitted
-        if unknown := [n for n in getattr(args, "only", []) if n not in known]:
-            bench.error(f"unknown configuration {unknown[0]!r}; expected one of {list(known)}")
-        threads, only = getattr(args, "threads", None), getattr(args, "only", None)     # SUPPRESS: absent unless given
-        if missing := missing_bench_modules(only, args.interventional): raise SystemExit(_install_hint(missing))
-        try: run_benchmark(args.scale, threads, args.repeats, only, interventional=args.interventional,
-                          shapiq=not args.no_shapiq)
-        except ValueError as e: bench.error(str(e))                   # unknown configuration, bad thread count
-        return
+    if args.command == "bench-trees": return run_from_arguments(args, bench)
     start = time.perf_counter()
     try:
         check_int(args.rows, "--rows", minimum=1); check_int(args.top, "--top", minimum=1)

@@ -16,10 +16,12 @@ from .core.explanation import Explanation
 from . import plots
 
 # %% auto #0
-__all__ = ['COMPILE_NOTICE', 'DEMO_KERNELS', 'announce_compilation', 'run_demo', 'print_demo', 'main', 'plot_demo']
+__all__ = ['COMPILE_NOTICE', 'BUDGET_HELP', 'DEMO_KERNELS', 'announce_compilation', 'run_demo', 'print_demo', 'main', 'plot_demo']
 
 # %% ../nbs/42_demo.ipynb #2fb11dc9
 COMPILE_NOTICE = "compiling the tree kernels (first run only, ~20 s)…"
+BUDGET_HELP = ("game evaluations for KernelSHAP, below 1024 (2^10 would enumerate every coalition); a budget too small for "
+               "standard errors (below about 26) is refused")
 
 DEMO_KERNELS = (_ensemble._structure_flags, _ensemble._cover_shares, _ensemble._tree_shapes, _ensemble._predict_rows,   # what
                 _tables._split_patterns, _tables._background_histograms, _tables._fill_leaf_sparse,             # run_demo compiles:
@@ -44,8 +46,8 @@ def announce_compilation(file=None, # stream for the notice, None for sys.stderr
 # %% ../nbs/42_demo.ipynb #576e5961
 def run_demo(row: int = 0,           # the row of the diabetes data to explain, in [0, 442)
              n_background: int = 100, # background rows, drawn without replacement, for the marginal game
-             budget: int = 300,       # game evaluations for KernelSHAP, below 2**10 (which would enumerate every coalition)
-             seed: int = 0,           # seed of the model, the background sample and KernelSHAP
+             budget: int = 300,       # game evaluations for KernelSHAP, below 2**10 (which would enumerate every coalition); too few for standard errors are refused
+             seed: int = 0,           # seed of the model, the background sample and KernelSHAP, in [0, 2**32)
             ) -> dict:
     "Fit a model on the diabetes data, explain row `row` exactly and by KernelSHAP, and return both with the checks."
     from sklearn.datasets import load_diabetes
@@ -55,18 +57,19 @@ def run_demo(row: int = 0,           # the row of the diabetes data to explain, 
     row = check_int(row, "row", minimum=0, maximum=len(X) - 1)
     n_background = check_int(n_background, "n_background", minimum=1, maximum=len(X))
     budget = check_int(budget, "budget", minimum=1)
+    seed = check_int(seed, "seed", minimum=0, maximum=2 ** 32 - 1)    # scikit-learn's random_state takes these
     if budget >= 2 ** X.shape[1]:
         raise ValueError(f"budget must be below {2 ** X.shape[1]}: that many evaluations enumerate every coalition of the "
                          f"{X.shape[1]} features, which leaves no estimate to compare with the exact values")
     model = GradientBoostingRegressor(n_estimators=100, max_depth=3, random_state=seed).fit(X, y)
     background = X[random_generator(seed).choice(len(X), n_background, replace=False)]
+    est = kernel_shap(MarginalGame(model.predict, X[row], background), X.shape[1], budget, seed=seed)
+    if est.se is None:   # the demo compares the estimates' intervals with the exact values: it needs them (checked before compiling)
+        raise ValueError(f"budget {budget} gives KernelSHAP no standard errors ({est.details['se_note']}); the demo compares its "
+                         "intervals with the exact values: pass a larger budget, e.g. the default 300")
     explainer = TreeExplainer(model, background, feature_perturbation="interventional")
     exact = explainer.shap_values(X[row])
     prediction, base = model.predict(X[row:row + 1])[0], explainer.expected_value
-    est = kernel_shap(MarginalGame(model.predict, X[row], background), X.shape[1], budget, seed=seed)
-    if est.se is None:   # the demo compares the estimates' intervals with the exact values: it needs them
-        raise ValueError(f"budget {budget} gives KernelSHAP no standard errors ({est.details['se_note']}); the demo compares its "
-                         "intervals with the exact values: pass a larger budget, e.g. the default 300")
     return dict(names=names, values=exact, prediction=prediction, base_value=base,
                 efficiency_error=abs(exact.sum() + base - prediction),
                 kernelshap_values=est.values, kernelshap_se=est.se, n_evals=est.n_evals,
@@ -89,7 +92,7 @@ def main(argv=None, # command-line arguments, None for sys.argv[1:]
     parser = argparse.ArgumentParser(prog="shapnb-demo", description="shapnb demo: exact tree and KernelSHAP explanations on the diabetes data",
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     parser.add_argument("--row", type=int, default=0, help="row of the dataset to explain")
-    parser.add_argument("--budget", type=int, default=300, help="game evaluations for KernelSHAP")
+    parser.add_argument("--budget", type=int, default=300, help=BUDGET_HELP)
     parser.add_argument("--top", type=int, default=10, help="number of features to print")
     args = parser.parse_args(argv)
     try:
@@ -106,13 +109,16 @@ def plot_demo(out: dict,            # the result of `run_demo`
               axes=None,            # two matplotlib Axes side by side, None for a new figure
              ):
     "Estimates with error bars beside the exact values, and the estimates' errors on the scale of their error bars. Returns the two Axes."
-    import matplotlib.pyplot as plt
+    import matplotlib.axes, matplotlib.pyplot as plt
     z = plots._z(level)
     names, x = out["names"], out["X"][out["row"]]
     estimate = Explanation(out["kernelshap_values"], out["base_value"], se=out["kernelshap_se"], data=x, feature_names=names,
                            n_evals=out["n_evals"], method="kernelshap")
     if axes is None: axes = plt.subplots(1, 2, figsize=(13, 4.8), layout="constrained", width_ratios=(3, 2))[1]
-    left, right = axes
+    pair = list(np.ravel(axes)) if isinstance(axes, (list, tuple, np.ndarray)) else [axes]
+    if len(pair) != 2 or not all(isinstance(a, matplotlib.axes.Axes) for a in pair):
+        raise TypeError(f"axes must be two matplotlib Axes side by side (plt.subplots(1, 2)[1]) or None for a new figure; got {axes!r}")
+    left, right = pair
     plots.bar(estimate, level=level, max_display=len(names), ax=left)
     order = np.argsort(-np.abs(estimate.values), kind="stable")             # bar's order, largest on top
     y = np.arange(len(order))[::-1]

@@ -196,7 +196,7 @@ def test_missing_and_extra_columns_are_named(fitted, regression_frame):
 def test_sparse_rows_are_refused(fitted, regression_frame):
     X, _ = regression_frame
     sparse = scipy.sparse.csr_matrix(X.iloc[:3].to_numpy())
-    message = r"X is a sparse matrix \(csr_matrix\), which is not supported: pass dense rows, e.g. X.toarray\(\)"
+    message = r"X is a sparse matrix \(csr_matrix\), which is not supported here: pass dense rows, e.g. X.toarray\(\)"
     with pytest.raises(TypeError, match=message): ProductKernelExplainer(fitted["svr"]).shap_values(sparse)
     with pytest.raises(TypeError, match=message): explain(fitted["svr"], sparse)
     with pytest.raises(TypeError, match=message): explain(fitted["pipeline"], sparse, data=X.iloc[60:70], budget=20)

@@ -76,8 +76,10 @@ def check_tabular(X,              # rows: an array, a DataFrame or a Series (one
                  ):
     "Refuse rows that cannot be explained: sparse matrices or columns, date/time columns, complex values, duplicate names, unreadable objects."
     if _is_sparse(X):
-        raise TypeError(f"{what} is a sparse matrix ({type(X).__name__}), which is not supported: pass dense rows, "
-                        f"e.g. {what}.toarray() (for a few rows at a time if the matrix is large)")
+        raise TypeError(f"{what} is a sparse matrix ({type(X).__name__}), which is not supported here: pass dense rows, "
+                        f"e.g. {what}.toarray() (a few rows at a time if the matrix is large), where the model reads an entry "
+                        "absent from a sparse matrix as 0 (scikit-learn, LightGBM); XGBoost reads it as missing, and 0.0 as a "
+                        f"value: for an XGBoost model explain the sparse rows with TreeExplainer(model, data)({what})")
     if isinstance(X, np.ma.MaskedArray):                   # np.asarray would read the masked entries as given
         raise TypeError(f"{what} is a masked array, whose masked entries would be read as the numbers under the mask: pass "
                         f"{what}.filled(np.nan) to mark them missing (for a model that takes missing values), or impute them")
@@ -484,11 +486,10 @@ def per_feature_steps(model,                 # a fitted model, or a scikit-learn
                      ) -> tuple:
     "(the steps before the final model as a Pipeline, or None for a bare model; the final model); any other pipeline refused."
     if not is_pipeline(model): return None, model
-    for name, step in model.steps[:-1]:
-        if step is None or (isinstance(step, str) and step == "passthrough"):   # it would hide the input's feature names
-            raise ValueError(f"unsupported model Pipeline: its step {name!r} is {step!r}, which hides the names and number of "
-                             "its input features from the pipeline; drop the step, or explain the pipeline by its predict "
-                             "with data= (method='exact' or 'kernelshap')")
+    from sklearn.pipeline import Pipeline
+    acting = [(name, step) for name, step in model.steps[:-1]   # 'passthrough' and None do nothing (a grid search's choice)
+              if not (step is None or (isinstance(step, str) and step == "passthrough"))]
+    for name, step in acting:
         if not (_per_feature(step, encoders) or _reorders(step, encoders)):
             extra = ("; OrdinalEncoder" if encoders else "") + "; ColumnTransformers of these as steps of the pipeline itself"
             parts = step.transformers_ if _sklearn_named(step, ("ColumnTransformer",)) else []
@@ -499,7 +500,7 @@ def per_feature_steps(model,                 # a fitted model, or a scikit-learn
                              f"transform, so {why} (the steps that keep each feature on its own: {', '.join(PER_FEATURE_STEPS)}, "
                              f"the imputer only without add_indicator{extra}); explain the pipeline by its predict with data= "
                              "(method='exact' or 'kernelshap')")
-    return model[:-1], model.steps[-1][1]
+    return (Pipeline(acting) if acting else None), model.steps[-1][1]
 
 def _width_error(n_in, width) -> ValueError:
     return ValueError(f"unsupported model Pipeline: its steps turn {n_in} input features into {width}, so they do not map "

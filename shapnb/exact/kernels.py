@@ -592,7 +592,7 @@ def kernel_pipeline(model, # a model kernel_expansion takes, or a scikit-learn P
     steps, final = per_feature_steps(model, "the kernel is no product over the pipeline's input features")
     expansion = kernel_expansion(final)
     if steps is None: return None, None, expansion
-    n_in = getattr(model, "n_features_in_", None)
+    n_in = getattr(steps, "n_features_in_", None)
     if n_in is None: raise _width_error(n_in, expansion[0].shape[1])
     source = column_sources(steps, n_in)
     if len(source) != expansion[0].shape[1]: raise _width_error(n_in, expansion[0].shape[1])   # a step dropped a column

@@ -10,8 +10,9 @@ from ...core.validation import check_int, random_generator
 from .explainer import TreeExplainer
 
 # %% auto #0
-__all__ = ['configurations', 'time_configuration', 'interventional_configurations', 'time_interventional',
-           'format_interventional_table', 'run_benchmark', 'format_table', 'missing_bench_modules', 'main']
+__all__ = ['MAX_SCALE', 'configurations', 'time_configuration', 'interventional_configurations', 'time_interventional',
+           'format_interventional_table', 'run_benchmark', 'format_table', 'missing_bench_modules', 'bench_arguments',
+           'run_from_arguments', 'main']
 
 # %% ../../../nbs/14_tree_benchmark.ipynb #84ed4c6b
 def _data(n: int, p: int, seed: int = 0):
@@ -271,17 +272,45 @@ def _install_hint(missing: dict) -> str:
 
 
 # %% ../../../nbs/14_tree_benchmark.ipynb #4d7f4724
+MAX_SCALE = 10.0   # --scale: ten times the benchmark's sizes at most
+
+def bench_arguments(parser, # an argparse parser (or a subcommand's) to take the benchmark's options
+                   ) -> None:
+    "Add the benchmark's options to `parser`: `shapnb-bench-trees` and `shapnb bench-trees` share them."
+    parser.add_argument("--scale", type=float, default=1.0, help=f"scale models and rows (e.g. 0.1 for a quick run; at most {MAX_SCALE:g})")
+    parser.add_argument("--threads", type=int, nargs="+", default=argparse.SUPPRESS, help="thread counts (default: 1 and all cores)")
+    parser.add_argument("--repeats", type=int, default=3, help="timed runs per explainer; the best is kept")
+    parser.add_argument("--only", nargs="*", default=argparse.SUPPRESS, help="configuration names to run (default: all)")
+    parser.add_argument("--interventional", action="store_true",
+                        help="the interventional configurations, with background rows (also times woodelf)")
+    parser.add_argument("--no-shapiq", action="store_true",
+                        help="interventional: skip shapiq 1.8 (timed in its Python 3.12 venv, bench/shapiq_trees.py, when there)")
+
+def run_from_arguments(args,   # the options parsed by a parser given `bench_arguments`
+                       parser, # that parser: its error() reports a bad option (argparse's usage message, exit status 2)
+                      ) -> None:
+    "Check the parsed options before any work (argparse's error for a bad one) and print the benchmark table."
+    import numba
+    threads, only = getattr(args, "threads", None), getattr(args, "only", None)     # SUPPRESS: absent unless given
+    if not 0 < args.scale <= MAX_SCALE: parser.error(f"--scale must be positive and at most {MAX_SCALE:g}")
+    if threads is not None and any(t < 1 for t in threads): parser.error("--threads must be positive integers")
+    if threads is not None and max(threads) > numba.config.NUMBA_NUM_THREADS:   # more would silently run on fewer
+        parser.error(f"--threads must be at most {numba.config.NUMBA_NUM_THREADS}, the threads numba has here")
+    if args.repeats < 1: parser.error("--repeats must be at least 1")
+    if args.no_shapiq and not args.interventional: parser.error("--no-shapiq applies to --interventional runs only (shapiq is timed there)")
+    if only == []: parser.error("--only needs at least one configuration name (leave it out to run all)")
+    known = (interventional_configurations if args.interventional else configurations)(args.scale)   # names only: nothing fitted
+    if unknown := [n for n in only or [] if n not in known]:
+        parser.error(f"unknown configuration {unknown[0]!r}; expected one of {list(known)}")
+    if missing := missing_bench_modules(only, args.interventional): raise SystemExit(_install_hint(missing))
+    try: run_benchmark(args.scale, threads, args.repeats, only, interventional=args.interventional, shapiq=not args.no_shapiq)
+    except ValueError as e: parser.error(str(e))
+
 def main(argv=None, # command-line arguments (None: sys.argv[1:])
         ):
     "Console entry point `shapnb-bench-trees`: print the benchmark table."
-    parser = argparse.ArgumentParser(description="Time shapnb's TreeExplainer against shap and FastTreeSHAP (and woodelf, interventional).")
-    parser.add_argument("--scale", type=float, default=1.0, help="shrink models and rows (e.g. 0.1 for a quick run)")
-    parser.add_argument("--threads", type=int, nargs="+", help="thread counts (default: 1 and all cores)")
-    parser.add_argument("--repeats", type=int, default=3, help="timed runs per explainer; the best is kept")
-    parser.add_argument("--only", nargs="*", help="configuration names to run (default: all)")
-    parser.add_argument("--interventional", action="store_true", help="the interventional configurations, with background rows")
-    parser.add_argument("--no-shapiq", action="store_true", help="interventional: skip shapiq 1.8 (timed in its Python 3.12 venv, bench/shapiq_trees.py, when there)")
-    args = parser.parse_args(argv)
-    if not args.scale > 0: parser.error("--scale must be positive")
-    if missing := missing_bench_modules(args.only, args.interventional): raise SystemExit(_install_hint(missing))
-    run_benchmark(args.scale, args.threads, args.repeats, args.only, interventional=args.interventional, shapiq=not args.no_shapiq)
+    parser = argparse.ArgumentParser(prog="shapnb-bench-trees", formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+                                     description="Time shapnb's TreeExplainer against shap and FastTreeSHAP (and woodelf and "
+                                                 "shapiq, interventional) on the same models and rows (needs the bench extra).")
+    bench_arguments(parser)
+    run_from_arguments(parser.parse_args(argv), parser)

@@ -384,8 +384,13 @@ class TreeEnsemble:
                ):
         "`X` with its columns in the model's order: a frame or Series matched by name, sparse rows densified, arrays width-checked."
         if self.preprocess is not None and _is_sparse(X):   # a scaler may keep it sparse, and the final model read absent entries as missing
-            raise TypeError(f"{what} is a sparse matrix ({type(X).__name__}); the rows of a pipeline are explained dense: pass "
-                            f"{what}.toarray()")
+            if self.sparse_absent == 0.0:                 # the final model reads an absent entry as 0: so does the dense row
+                raise TypeError(f"{what} is a sparse matrix ({type(X).__name__}); the rows of a pipeline are explained dense: pass "
+                                f"{what}.toarray()")
+            raise TypeError(f"{what} is a sparse matrix ({type(X).__name__}); the rows of a pipeline are explained dense, and "
+                            f"{what}.toarray() would turn its absent entries into 0.0, which this {self.source} model reads as a "
+                            "value, not as missing: explain the final model on the steps' output instead, "
+                            f"TreeExplainer(pipe[-1], pipe[:-1].transform(data))(pipe[:-1].transform({what}))")
         if self.lists_as_float64 and isinstance(X, (list, tuple)):   # an id above 2**53 rounds as the library rounds it
             try: X = np.asarray(X, dtype=np.float64)
             except (TypeError, ValueError): pass              # text or ragged: refused below as it is
@@ -919,6 +924,11 @@ def _from_lightgbm(model, iteration_range=None) -> TreeEnsemble:
     if re.search(r"^is_linear=1\s*$", text, flags=re.MULTILINE):
         raise ValueError("unsupported model: LightGBM models with linear_tree=True (a linear model in every leaf) are not supported: their "
                          "leaves are not constants; refit with linear_tree=False")
+    early = model.get_params().get("pred_early_stop", False) if hasattr(model, "get_params") else False   # the wrapper's predict uses it
+    if early not in (False, 0, None, "false", "False"):
+        raise ValueError("unsupported model: this LightGBM model predicts with pred_early_stop=True, which stops adding trees "
+                         "for a row once its margin is large, so its predictions are not the sum of its trees; explain it with "
+                         "model.set_params(pred_early_stop=False), whose predictions are")
     first = re.search(r"^Tree=\d+\s*$", text, flags=re.MULTILINE)
     if first is None: raise ValueError("the model has no trees in the chosen boosting rounds")
     header = [line.strip() for line in text[:first.start()].splitlines()]
@@ -1084,8 +1094,9 @@ def tree_ensemble(model,                # a fitted scikit-learn DecisionTree, Ra
         raise ValueError(f"this {name} instance is not fitted yet")   # its booster_ raises, so it would look like no model at all
     if module.startswith("lightgbm.") and (name == "Booster" or hasattr(model, "booster_")): return _from_lightgbm(model, iteration_range)
     if module.startswith("catboost.") and hasattr(model, "save_model") and hasattr(model, "calc_leaf_indexes"): return _from_catboost(model)
+    search = f"; a fitted {name} is explained by its best_estimator_" if hasattr(model, "best_estimator_") else ""
     raise ValueError(f"unsupported model {module}.{name}; expected a fitted scikit-learn DecisionTree, RandomForest, ExtraTrees, "
-                     "(Hist)GradientBoosting, IsolationForest, an XGBoost, a LightGBM or a CatBoost model")
+                     f"(Hist)GradientBoosting, IsolationForest, an XGBoost, a LightGBM or a CatBoost model{search}")
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #4f908cfd
 def _behind_steps(pipeline,             # a fitted scikit-learn Pipeline of per-feature steps (notebook 06) ending in a tree model
@@ -1095,7 +1106,8 @@ def _behind_steps(pipeline,             # a fitted scikit-learn Pipeline of per-
     "The final tree model's ensemble over the pipeline's input features, reading rows through its per-feature steps."
     steps, final = per_feature_steps(pipeline, "the trees' splits would not each read one of the pipeline's input features", encoders=True)
     reader = tree_ensemble(final, iteration_range, missing)
-    n_in = getattr(pipeline, "n_features_in_", None)
+    if steps is None: return reader                   # every step passes the rows through
+    n_in = getattr(steps, "n_features_in_", None)
     if n_in is None: raise _width_error(n_in, reader.n_features)
     source = column_sources(steps, n_in)
     if len(source) != reader.n_features: raise _width_error(n_in, reader.n_features)
