@@ -220,7 +220,7 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
     known = getattr(model_or_game, "n_players", None)         # a game that knows its players (TableGame, CachedGame, MarginalGame)
     if X is None and isinstance(known, int) and (not hasattr(model_or_game, "predict") or isinstance(model_or_game, MarginalGame)):
         if p is None: p = known
-        elif p != known: raise ValueError(f"p = {p}, but the game {model_or_game!r} has {known} players")
+        elif check_n_players(p) != known: raise ValueError(f"p = {p}, but the game {model_or_game!r} has {known} players")
     if X is None and p is None: raise ValueError("pass rows X to explain a model, or the number of players p to explain a game")
     if X is not None and p is not None: raise ValueError("pass either rows X (a model) or p (a game), not both")
     if X is None:

@@ -255,8 +255,8 @@ def shapleig(game,                          # callable on a boolean (k, p) coali
     _check_kernel(kernel, kernel_criterion, reselect)
     if kernel == "auto" and size_trend:
         raise ValueError("size_trend=True applies to kernel='fixed'; kernel='auto' chooses the size trend when the data favour it")
+    rng = random_generator(seed)                           # checked when every coalition is enumerated too
     if every: return _enumerated(game, p, executor, chunk_size, selection, kernel)
-    rng = random_generator(seed)
     plan = leverage_coalitions(p, budget if selection == "leverage" else n_initial, seed=rng)
     X = plan[:n_initial]
     y = evaluate_coalitions(game, X, executor, chunk_size)   # the game's own values; the GP sees u = (y - v(∅)) 2^-e

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os, threading, warnings
 import numpy as np
 from scipy.stats import norm
-from .validation import check_int, check_finite, check_level, check_dense
+from .validation import check_int, check_finite, check_level, check_dense, holds_text
 from .indices import check_semivalue, check_interaction
 
 # %% auto #0
@@ -95,6 +95,8 @@ class Explanation:
                  method: str = "",     # the method's name, e.g. "exact", "kernelshap", "shapleig"
                  details: dict | None = None): # estimator details (design, replicates, posterior, ...), read as attributes
         if np.iscomplexobj(check_dense(values, "values")): raise ValueError("values must be real numbers, got complex values")
+        for name, x in (("values", values), ("base_values", base_values)):   # numpy would read "1.0" as a number
+            if holds_text(x): raise ValueError(f"{name} must be numbers, got text")
         values = np.asarray(values, dtype=float)
         multi = values.ndim == 3 or output_names is not None
         rows = values.ndim == 3 or (values.ndim == 2 and not multi)
@@ -479,6 +481,7 @@ _method(_efficiency_residual)
 def stack(explanations, # Explanations of single rows or blocks of rows, same features, outputs and method
          ) -> Explanation:
     "Stack explanations (single rows or blocks of rows) of the same features and method into one with rows."
+    if isinstance(explanations, Explanation): raise TypeError("stack takes a list of Explanations, e.g. stack([e1, e2]); got one Explanation")
     es = list(explanations)
     if not es or not all(isinstance(e, Explanation) for e in es): raise ValueError("stack needs a non-empty list of Explanations")
     first = es[0]

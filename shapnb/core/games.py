@@ -15,12 +15,14 @@ from .tabular import (is_frame, is_series, check_tabular, check_no_infinity, mod
                                   match_columns, match_frames, HybridRows)
 
 # %% auto #0
-__all__ = ['MAX_MASK_PLAYERS', 'EXACT_MAX_PLAYERS', 'SIZE_BLIND_EPS', 'coalition_to_mask', 'mask_to_coalition', 'all_coalitions',
-           'coalition_sizes', 'shapley_weights', 'shapley_from_values', 'exact_shapley', 'shapley_matrix', 'TableGame',
-           'load_table_game', 'CachedGame', 'size_blind', 'MarginalGame']
+__all__ = ['MAX_MASK_PLAYERS', 'LISTED_MAX_PLAYERS', 'EXACT_MAX_PLAYERS', 'SIZE_BLIND_EPS', 'coalition_to_mask',
+           'mask_to_coalition', 'all_coalitions', 'coalition_sizes', 'shapley_weights', 'shapley_from_values',
+           'exact_shapley', 'shapley_matrix', 'TableGame', 'load_table_game', 'CachedGame', 'size_blind',
+           'MarginalGame']
 
 # %% ../../nbs/01_games.ipynb #9c825d05
 MAX_MASK_PLAYERS = 62  # integer bitmasks are int64
+LISTED_MAX_PLAYERS = 26  # all_coalitions and coalition_sizes list 2**p coalitions: 2**26 (1.7 GB of flags) at most
 
 def coalition_to_mask(Z, # coalition matrix, (k, p) boolean or 0/1, p ≤ 62
                      ) -> np.ndarray:
@@ -43,18 +45,18 @@ def mask_to_coalition(masks,  # 1-D integer bitmasks, each in [0, 2**p)
     return ((masks.astype(np.int64)[:, None] >> np.arange(p, dtype=np.int64)) & 1).astype(bool)
 
 # %% ../../nbs/01_games.ipynb #89e9ac36
-def all_coalitions(p: int, # number of players, at most 24 in practice (2**p rows)
+def all_coalitions(p: int, # number of players, at most LISTED_MAX_PLAYERS = 26 (2**p rows)
                   ) -> np.ndarray:
     "All $2^p$ coalitions as a boolean `(2**p, p)` matrix, row index = bitmask."
-    p = check_int(p, "the number of players p", minimum=1, maximum=MAX_MASK_PLAYERS)   # 2**p rows: a bitmask's limit
+    p = check_int(p, "the number of players p", minimum=1, maximum=LISTED_MAX_PLAYERS)   # 2**p rows: memory's limit
     return mask_to_coalition(np.arange(1 << p, dtype=np.int64), p)
 
 # %% ../../nbs/01_games.ipynb #f4b24d54
-def coalition_sizes(p: int, # number of players
+def coalition_sizes(p: int, # number of players, at most LISTED_MAX_PLAYERS = 26 (2**p sizes)
                    ) -> np.ndarray:
     "Size $|S|$ of every coalition, indexed by bitmask (length $2^p$)."
     sizes = np.zeros(1, dtype=np.int64)
-    for _ in range(check_int(p, "the number of players p", minimum=1, maximum=MAX_MASK_PLAYERS)): sizes = np.concatenate([sizes, sizes + 1])
+    for _ in range(check_int(p, "the number of players p", minimum=1, maximum=LISTED_MAX_PLAYERS)): sizes = np.concatenate([sizes, sizes + 1])
     return sizes
 
 # %% ../../nbs/01_games.ipynb #49472864
@@ -138,6 +140,7 @@ class TableGame:
         if n < 2 or n & (n - 1): raise ValueError(f"values must be 1-D of length 2**p (p >= 1), got shape {values.shape}")
         if values.dtype.kind in "iuO": _check_exact_integers(values, table=True)   # integers float64 would round: their differences lost
         self.values = np.array(check_finite(values, "the value table"), dtype=float)   # a copy: the caller's array may change
+        if name is not None and not isinstance(name, str): raise TypeError(f"name must be a string or None, got {type(name).__name__}")
         self.n_players, self.name = n.bit_length() - 1, name
 
     def __call__(self, Z) -> np.ndarray: return self.values[coalition_to_mask(check_coalitions(Z, self.n_players))]

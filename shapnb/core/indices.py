@@ -12,7 +12,7 @@ from scipy.special import roots_jacobi, gammaln
 from .validation import check_int, check_finite, evaluate_game
 from .games import mask_to_coalition, coalition_sizes, shapley_weights, _to_units, _from_units
 from .beta import check_product_factors
-from .quadrature import SAFE_LOG_RANGE, _gauss_legendre_rule, _log_abs_sign, _node_factors, _rule_values, check_representable
+from .quadrature import SAFE_LOG_RANGE, _gauss_legendre_rule, _log_abs_sign, _node_factors, _rule_values, check_representable, check_nodes
 
 # %% auto #0
 __all__ = ['SEMIVALUES', 'INDICES_MAX_PLAYERS', 'INTERACTIONS', 'PAIR_SAFE_LOG_RANGE', 'gauss_jacobi_01', 'IndexMeasure',
@@ -89,12 +89,12 @@ def _check_power(x, name: str) -> float:
     if not (np.isfinite(x) and x > -1): raise ValueError(f"{name} must be a finite number > -1, got {x}")
     return x
 
-def gauss_jacobi_01(m: int,              # number of nodes, at least 1
+def gauss_jacobi_01(m: int,              # number of nodes, at least 1 and at most MAX_NODES
                     t_power: float = 0.0, # exponent μ of t in the density ∝ t^μ (1 − t)^ν, > −1
                     u_power: float = 0.0, # exponent ν of 1 − t, > −1
                    ) -> tuple[np.ndarray, np.ndarray]:
     "Nodes `t` (increasing) and weights `w` (summing to 1) of the m-point Gauss rule of the Beta density ∝ $t^\\mu(1-t)^\\nu$ on [0, 1]."
-    m = check_int(m, "the number of quadrature nodes m", minimum=1)
+    m = check_nodes(m)
     t, _, w = _gauss_jacobi_rule(m, _check_power(t_power, "t_power"), _check_power(u_power, "u_power"))
     return t, w
 

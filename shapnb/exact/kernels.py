@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 from numba import njit
 from ..core.validation import check_int, check_coalitions, check_finite, check_bool, real_array
-from ..core.quadrature import (exact_nodes, AutoQuadrature, _check_tolerance, _gauss_legendre_rule, _rule_values,
+from ..core.quadrature import (exact_nodes, check_nodes, AutoQuadrature, _check_tolerance, _gauss_legendre_rule, _rule_values,
                                     product_shapley)
 from ..core.indices import (IndexMeasure, check_semivalue, semivalue_measure, check_interaction, interaction_measure,
                                  _gauss_jacobi_rule, _pair_values)
@@ -209,7 +209,7 @@ def _check_nodes(m):
     if isinstance(m, str):
         if m in ("auto", "exact"): return m
         raise ValueError(f'm must be "auto" (error-controlled), "exact" (or None) or a number of nodes, got {m!r}')
-    return check_int(m, "the number of quadrature nodes m", minimum=1)
+    return check_nodes(m)
 
 def _measure_rule_at(measure: IndexMeasure, m: int):
     "`(t, 1 − t, w)` of the m-node Gauss rule of the measure ω (Legendre for the uniform one; the point itself for a point mass)."
@@ -357,6 +357,7 @@ def product_kernel_shapley(X,                             # rows to explain, (ro
     "Shapley values of $v_x(S)=\\sum_n\\alpha_n\\prod_{j\\in S}k_j(x_j,z_{nj})$ for every row of `X`: (rows, p) or (rows, p, k), no row axis for a 1-D row."
     X2, Z = _check_points(X, support)
     A = _check_alpha(alpha, Z.shape[0])
+    return_residual, return_bound = check_bool(return_residual, "return_residual"), check_bool(return_bound, "return_bound")
     m, tol = _check_nodes(m), _check_tolerance(tol)
     n, p = Z.shape
     def row(dev):

@@ -102,6 +102,7 @@ def permutation_sampling(game,        # callable on a boolean (k, p) coalition m
                          seed=None,   # int or numpy Generator
                         ) -> Explanation:
     "Shapley values by antithetic permutation sampling with at most `budget` distinct evaluations; details: `orders`."
+    p = check_n_players(p)                                 # a number before p + 1 is formed
     p, budget = _check_run(game, p, budget, p + 1)
     rng = random_generator(seed)
     n_orders = (budget - 2) // (p - 1)

@@ -6,7 +6,7 @@
 from __future__ import annotations
 import warnings
 import numpy as np
-from ..core.validation import check_int, check_n_players, random_generator
+from ..core.validation import check_bool, check_int, check_n_players, random_generator
 from ..core.scale import evaluate_coalitions
 from ..core.explanation import Explanation
 from .design import CoalitionDesign, wallenius_design, check_budget, design_strata, shapley_kernel
@@ -62,8 +62,9 @@ def kernel_shap(game,                                # callable on a boolean (k,
     "KernelSHAP on a stratified Wallenius design without replacement, with standard errors where they can be trusted."
     p = check_n_players(p)
     check_bootstrap(bootstrap, n_boot, progress)
+    rng = random_generator(seed)                             # checked for p = 1 too, as the flags
+    paired, border = check_bool(paired, "paired"), check_bool(border, "border")
     if p == 1: return _single_player(game, budget, "kernelshap", executor, chunk_size)
-    rng = random_generator(seed)
     design = wallenius_design(p, budget, paired=paired, border=border, seed=rng)
     check_identifiable(design)   # an UnderdeterminedWarning before any evaluation if the budget is too small
     est = estimate_from_design(design, *_evaluate_design(game, design, executor, chunk_size), method="kernelshap")
@@ -126,8 +127,8 @@ def kernel_shap_with_replacement(game,                        # callable on a bo
     "KernelSHAP on the with-replacement design of shap/shapr (reweighted), for comparison; an `Explanation` like `kernel_shap`'s."
     p = check_n_players(p)
     check_bootstrap(bootstrap, n_boot, progress)
+    rng, paired = random_generator(seed), check_bool(paired, "paired")   # checked for p = 1 too
     if p == 1: return _single_player(game, budget, "kernelshap_with_replacement", executor, chunk_size)
-    rng = random_generator(seed)
     design = with_replacement_design(p, budget, paired=paired, seed=rng)
     check_identifiable(design)
     est = estimate_from_design(design, *_evaluate_design(game, design, executor, chunk_size), method="kernelshap_with_replacement",

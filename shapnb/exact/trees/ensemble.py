@@ -544,7 +544,7 @@ class TreeEnsemble:
              what: str = "X",        # the argument's name, used in error messages
             ) -> np.ndarray:
         "The float64 (n, p) rows the splits compare: `as_rows(X)[0]`, or X itself (checked) when it is prepared already."
-        if not prepared: return self.as_rows(X, what)[0]
+        if not check_bool(prepared, "prepared"): return self.as_rows(X, what)[0]
         if not (isinstance(X, np.ndarray) and X.dtype == np.float64 and X.ndim == 2 and X.shape[1] == self.n_features):
             raise ValueError(f"prepared {what} must be a float64 array (n, {self.n_features}) from as_rows")
         return X
