@@ -121,7 +121,7 @@ def _check_out(folder) -> None:
             if part.exists():
                 if not part.is_dir(): raise ValueError(f"--out {folder}: {part} is a file, not a folder")
                 break
-        limit = os.pathconf(part, "PC_NAME_MAX")             # the folders still to make: names the file system takes
+        limit = os.pathconf(part, "PC_NAME_MAX") if hasattr(os, "pathconf") else 255   # the folders still to make: names the file system takes (Windows: 255)
         if long := [name for name in target.relative_to(part).parts if len(os.fsencode(name)) > limit]:
             raise ValueError(f"--out {folder}: the name {long[0][:30]}… is longer than the {limit} bytes a file name may have here")
         if blocked := [name for name in REPORT_FILES if (target / name).is_dir()]:

@@ -59,7 +59,7 @@ def _axes(ax, height: float, width: float = 6.4):
     "The given Axes, or a new figure's Axes of the given size in inches."
     if ax is not None and not isinstance(ax, matplotlib.axes.Axes):
         raise TypeError(f"ax must be a matplotlib Axes (e.g. plt.subplots()[1]) or None for a new figure, got {type(ax).__name__}")
-    return plt.subplots(figsize=(width, height), layout="constrained")[1] if ax is None else ax   # labels kept inside when saved
+    return plt.subplots(figsize=(width, height))[1] if ax is None else ax   # no layout engine: plt.tight_layout() after it works
 
 def _colormap(cmap):
     "The matplotlib colormap named (or given) by `cmap`, or a ValueError naming `cmap`."
@@ -77,7 +77,7 @@ def _numeric_column(column):
     "A feature's values as floats (missing values as NaN), or None when they are text or categories."
     if column is None: return None
     column = np.asarray(column)
-    if column.dtype.kind in "biuf": return column.astype(float)
+    if column.dtype.kind in "biufmM": return column.astype(float)                # dates and durations as numbers, as before
     if column.dtype.kind != "O": return None                                    # strings, dates
     missing = _missing(column)
     if any(isinstance(v, (str, bytes)) for v in column[~missing]): return None   # "10", "2": category labels, not numbers
@@ -360,6 +360,8 @@ def scatter(expl: Explanation,   # an explanation of several rows with their fea
     if isinstance(color, str) and color == "auto": color = interaction_partner(expl, i)
     c_index = None if color is None else _feature_index(expl, color)
     x = _numeric_column(column)
+    if x is not None and np.abs(x[np.isfinite(x)]).max(initial=0.0) > DRAWABLE:
+        raise ValueError(f"{name}'s values are too large to draw (matplotlib's axes overflow near 1.8e308); rescale the feature")
     ticks = None
     if x is None:                                                 # categories: one jittered column each; missing: NaN
         known = ~_missing(column)

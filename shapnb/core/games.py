@@ -55,8 +55,12 @@ def all_coalitions(p: int, # number of players, at most LISTED_MAX_PLAYERS = 26 
 def coalition_sizes(p: int, # number of players, at most LISTED_MAX_PLAYERS = 26 (2**p sizes)
                    ) -> np.ndarray:
     "Size $|S|$ of every coalition, indexed by bitmask (length $2^p$)."
+    return _sizes(check_int(p, "the number of players p", minimum=1, maximum=LISTED_MAX_PLAYERS))
+
+def _sizes(p: int) -> np.ndarray:
+    "`coalition_sizes` without its limit, for a value table already in memory (as long as the sizes)."
     sizes = np.zeros(1, dtype=np.int64)
-    for _ in range(check_int(p, "the number of players p", minimum=1, maximum=LISTED_MAX_PLAYERS)): sizes = np.concatenate([sizes, sizes + 1])
+    for _ in range(p): sizes = np.concatenate([sizes, sizes + 1])
     return sizes
 
 # %% ../../nbs/01_games.ipynb #49472864
@@ -92,7 +96,7 @@ def shapley_from_values(values, # the value table: v(S) at index = bitmask of S,
     values, e = _to_units(check_finite(values, "the value table"))
     p = n.bit_length() - 1
     w = shapley_weights(p)
-    sizes = coalition_sizes(p)
+    sizes = _sizes(p)                                   # a table of any length given: no limit on p here
     phi = np.empty(p)
     for i in range(p):
         pairs = values.reshape(-1, 2, 1 << i)           # axis 1 is the bit of player i

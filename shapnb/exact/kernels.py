@@ -14,7 +14,7 @@ from ..core.quadrature import (exact_nodes, check_nodes, AutoQuadrature, _check_
 from ..core.indices import (IndexMeasure, check_semivalue, semivalue_measure, check_interaction, interaction_measure,
                                  _gauss_jacobi_rule, _pair_values)
 from ..core.scale import is_dask_collection, explain_collection, explain_rows, check_executor
-from ..core.tabular import (model_feature_names, match_columns, float_rows, is_frame, is_series, warn_reordered, per_feature_steps,
+from ..core.tabular import (model_feature_names, match_columns, float_rows, is_frame, is_series, warn_reordered, per_feature_steps, is_pipeline,
                                  column_sources, through_steps, in_input_order, _width_error)
 from ..core.explanation import Explanation
 
@@ -614,7 +614,7 @@ class ProductKernelExplainer:
                 ):
         self.model = model
         self.preprocess, self.preprocess_columns, (self.support, self.alpha, self.intercept, self.kernel, self.gamma) = kernel_pipeline(model)
-        final = model if self.preprocess is None else model.steps[-1][1]
+        final = model.steps[-1][1] if is_pipeline(model) else model   # a pipeline of passthrough steps too
         self.n_features = self.support.shape[1]
         self.feature_names = model_feature_names(model)          # None when the model was fitted on an array
         if self.feature_names is None and is_frame(data):          # no names in the model: X is matched to data's (as TreeExplainer)

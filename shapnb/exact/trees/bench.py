@@ -4,7 +4,7 @@
 
 # %% ../../../nbs/14_tree_benchmark.ipynb #2fb6a1cb
 from __future__ import annotations
-import argparse, importlib.util, numbers, os, time, warnings
+import argparse, importlib.util, numbers, time, warnings
 import numpy as np
 from ...core.validation import check_int, random_generator
 from .explainer import TreeExplainer
@@ -220,7 +220,9 @@ def run_benchmark(scale: float = 1.0,          # shrinks every model and row cou
                   shapiq: bool = True,          # interventional: also shapiq 1.8 in its venv, if there
                  ) -> list:
     "Time every configuration on each thread count; one dict per (configuration, threads)."
-    threads = sorted({1, os.cpu_count() or 1}) if threads is None else [check_int(t, "threads", minimum=1) for t in threads]
+    import numba
+    most = numba.config.NUMBA_NUM_THREADS                   # more would silently run on these (the table would claim them)
+    threads = sorted({1, most}) if threads is None else [check_int(t, "threads", minimum=1, maximum=most) for t in threads]
     if not threads: raise ValueError("threads must hold at least one thread count (None: 1 and all cores)")
     repeats = check_int(repeats, "repeats", minimum=1)
     table = []
@@ -293,9 +295,8 @@ def run_from_arguments(args,   # the options parsed by a parser given `bench_arg
     import numba
     threads, only = getattr(args, "threads", None), getattr(args, "only", None)     # SUPPRESS: absent unless given
     if not 0 < args.scale <= MAX_SCALE: parser.error(f"--scale must be positive and at most {MAX_SCALE:g}")
-    if threads is not None and any(t < 1 for t in threads): parser.error("--threads must be positive integers")
-    if threads is not None and max(threads) > numba.config.NUMBA_NUM_THREADS:   # more would silently run on fewer
-        parser.error(f"--threads must be at most {numba.config.NUMBA_NUM_THREADS}, the threads numba has here")
+    if threads is not None and not all(1 <= t <= numba.config.NUMBA_NUM_THREADS for t in threads):   # before any work
+        parser.error(f"--threads must be between 1 and {numba.config.NUMBA_NUM_THREADS}, the threads numba has here")
     if args.repeats < 1: parser.error("--repeats must be at least 1")
     if args.no_shapiq and not args.interventional: parser.error("--no-shapiq applies to --interventional runs only (shapiq is timed there)")
     if only == []: parser.error("--only needs at least one configuration name (leave it out to run all)")

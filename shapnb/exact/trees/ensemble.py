@@ -15,8 +15,8 @@ from ...core.tabular import (is_frame, is_series, match_columns, model_feature_n
 
 # %% auto #0
 __all__ = ['DECISION_LE', 'DECISION_LT', 'DECISION_CATEGORY', 'MISSING_NAN', 'MISSING_AS_ZERO', 'MISSING_ZERO_OR_NAN',
-           'LIGHTGBM_ZERO', 'TreeNodes', 'goes_left', 'CategoryCodes', 'TreeEnsemble', 'tree_ensemble', 'TreePathGame',
-           'leaf_shapley']
+           'LIGHTGBM_ZERO', 'LIGHTGBM_EARLY_STOPPING', 'TreeNodes', 'goes_left', 'CategoryCodes', 'TreeEnsemble',
+           'tree_ensemble', 'TreePathGame', 'leaf_shapley']
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #c5501a21
 DECISION_LE, DECISION_LT, DECISION_CATEGORY = 0, 1, 2        # x <= thr, x < thr, x's category in a set goes left
@@ -384,7 +384,7 @@ class TreeEnsemble:
                ):
         "`X` with its columns in the model's order: a frame or Series matched by name, sparse rows densified, arrays width-checked."
         if self.preprocess is not None and _is_sparse(X):   # a scaler may keep it sparse, and the final model read absent entries as missing
-            if self.sparse_absent == 0.0:                 # the final model reads an absent entry as 0: so does the dense row
+            if self.sparse_absent is None or self.sparse_absent == 0.0:   # absent read as 0, or no sparse rows: the dense row is the same
                 raise TypeError(f"{what} is a sparse matrix ({type(X).__name__}); the rows of a pipeline are explained dense: pass "
                                 f"{what}.toarray()")
             raise TypeError(f"{what} is a sparse matrix ({type(X).__name__}); the rows of a pipeline are explained dense, and "
@@ -916,6 +916,8 @@ def _lightgbm_category_codes(features: list,     # the model string's `feature_i
     return codes
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #2976aba7
+LIGHTGBM_EARLY_STOPPING = ("binary", "multiclass", "multiclassova", "lambdarank", "rank_xendcg")   # objectives whose predict stops early with pred_early_stop (measured: not regression, cross_entropy)
+
 def _from_lightgbm(model, iteration_range=None) -> TreeEnsemble:
     "LightGBM `Booster`, `LGBMRegressor`, `LGBMClassifier` (raw margin output), categorical splits included, from its model string."
     import re
@@ -924,15 +926,15 @@ def _from_lightgbm(model, iteration_range=None) -> TreeEnsemble:
     if re.search(r"^is_linear=1\s*$", text, flags=re.MULTILINE):
         raise ValueError("unsupported model: LightGBM models with linear_tree=True (a linear model in every leaf) are not supported: their "
                          "leaves are not constants; refit with linear_tree=False")
-    early = model.get_params().get("pred_early_stop", False) if hasattr(model, "get_params") else False   # the wrapper's predict uses it
-    if early not in (False, 0, None, "false", "False"):
-        raise ValueError("unsupported model: this LightGBM model predicts with pred_early_stop=True, which stops adding trees "
-                         "for a row once its margin is large, so its predictions are not the sum of its trees; explain it with "
-                         "model.set_params(pred_early_stop=False), whose predictions are")
     first = re.search(r"^Tree=\d+\s*$", text, flags=re.MULTILINE)
     if first is None: raise ValueError("the model has no trees in the chosen boosting rounds")
     header = [line.strip() for line in text[:first.start()].splitlines()]
     fields = dict(line.split("=", 1) for line in header if "=" in line)
+    early = model.get_params().get("pred_early_stop", False) if hasattr(model, "get_params") else False   # the wrapper's predict uses it
+    if early not in (False, 0, None, "false", "False") and fields.get("objective", "").split(" ")[0] in LIGHTGBM_EARLY_STOPPING:
+        raise ValueError("unsupported model: this LightGBM model predicts with pred_early_stop=True, which stops adding trees "
+                         "for a row once its margin is large, so its predictions are not the sum of its trees; explain it with "
+                         "model.set_params(pred_early_stop=False), whose predictions are")
     k = int(fields["num_tree_per_iteration"])
     body = text[first.start():text.index("end of trees")]
     blocks = [dict(line.split("=", 1) for line in block.splitlines() if "=" in line)
