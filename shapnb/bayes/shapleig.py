@@ -12,6 +12,7 @@ from ..core.validation import check_bool, check_finite, check_int, check_n_playe
 from ..core.scale import check_executor, evaluate_coalitions, blas_threads
 from ..core.explanation import Explanation
 from ..sampling.baselines import leverage_coalitions
+from ..sampling.regression import UnderdeterminedWarning
 from .gp import HammingHyper, check_noise, fit_hamming_gp, DEFAULT_NOISE, MAX_THREADS, _torch_threads, KERNEL_CHOICES, CRITERIA, fit_kernel_choice, kernel_options
 from .eig import ShapleyPosterior, select_batch
 
@@ -257,6 +258,12 @@ def shapleig(game,                          # callable on a boolean (k, p) coali
         raise ValueError("size_trend=True applies to kernel='fixed'; kernel='auto' chooses the size trend when the data favour it")
     rng = random_generator(seed)                           # checked when every coalition is enumerated too
     if every: return _enumerated(game, p, executor, chunk_size, selection, kernel)
+    unidentified = budget <= p                             # fewer than p - 1 evaluations besides ∅ and N: directions unfixed
+    if unidentified:
+        warnings.warn(f"fewer evaluations than players: values are not identified (budget {budget} for p={p} players); the "
+                      "posterior mean fills the directions the evaluations do not fix from the prior, and no sd is reported "
+                      f"(the prior's spread there is no measured uncertainty). Give a budget of at least p + 1 = {p + 1}",
+                      UnderdeterminedWarning, stacklevel=2)
     plan = leverage_coalitions(p, budget if selection == "leverage" else n_initial, seed=rng)
     X = plan[:n_initial]
     y = evaluate_coalitions(game, X, executor, chunk_size)   # the game's own values; the GP sees u = (y - v(∅)) 2^-e
@@ -337,11 +344,16 @@ def shapleig(game,                          # callable on a boolean (k, p) coali
                    fit_seconds=fit_s, select_seconds=select_s, selection=selection,
                    kernel=kernel, kernel_choice=getattr(post, "kernel_choice", None), kernels_chosen=chosen)
     blind = size_blind(X, y)                              # decline (above)
-    if blind:
+    if unidentified:
+        details["se_note"] = (f"no sd: {len(X)} evaluations for p={p} players cannot identify the values (p + 1 = {p + 1} are "
+                              "needed); the posterior's spread in the directions they leave open is the prior's assumption, "
+                              "and such intervals covered 55-65% in an audit")
+        details.update(cov=None, cov_standardised=None)
+    elif blind:
         details["se_note"] = (f"no sd: the {len(X)} coalitions evaluated have one value within every size evaluated twice or "
                               "more, so they cannot tell the players apart, and the posterior's spread would be the model's "
                               "assumption; the values are the posterior mean, which the data cannot check either. "
                               "A larger budget, or an estimator with design-based errors (kernel_shap), decides")
         details.update(cov=None, cov_standardised=None)  # the sd's source: withheld with it
-    return Explanation(np.ldexp(post.values, e), y[0], sd=None if blind else np.ldexp(np.sqrt(inflation) * post.sd, e),
+    return Explanation(np.ldexp(post.values, e), y[0], sd=None if blind or unidentified else np.ldexp(np.sqrt(inflation) * post.sd, e),
                        n_evals=len(X), method="shapleig", details=details)

@@ -164,7 +164,8 @@ def gp_surrogate_shap(game,                         # callable on a boolean (k, 
                            kernel_criterion=criterion, noise=noise)
         anchors = (eig_run.coalitions, eig_run.game_values)
     rest = budget - n_active + 2 if anchors is not None else budget   # ∅ and N are in both parts, paid once
-    sur = GPSurrogate(kernel=kernel, criterion=criterion, noise=noise, hyper_fit=hyper_fit)
+    every = p <= 62 and budget >= 2 ** p                   # every coalition evaluated: exact whatever the surrogate, so
+    sur = "linear" if every else GPSurrogate(kernel=kernel, criterion=criterion, noise=noise, hyper_fit=hyper_fit)   # no GP fits
     e = surrogate_shap(counted, p, rest, seed=rng, surrogate=sur, n_folds=n_folds, correction=correction, anchors=anchors,
                        bootstrap=bootstrap, n_boot=n_boot)
     details = dict(e.details, kernel=kernel, hyper_fit=hyper_fit, active=active, n_active=0 if anchors is None else n_active,
