@@ -239,3 +239,24 @@ def test_front_door_runs_through_the_executor(client, data):
     remote = explain(forest, X[:2], method="kernelshap", data=X[:20], budget=30, seed=4, progress=False, executor=client)
     np.testing.assert_array_equal(remote.values, local.values)
     np.testing.assert_array_equal(remote.se, local.se)
+
+
+def test_thread_pool_under_numba_workqueue_layer_does_not_abort(tmp_path):
+    "numba's workqueue layer aborts the process when two threads enter it: the explainers take turns there (kernel_lock)."
+    script = tmp_path / "workqueue.py"
+    script.write_text(
+        "import numpy as np\n"
+        "from concurrent.futures import ThreadPoolExecutor\n"
+        "from sklearn.ensemble import RandomForestRegressor\n"
+        "from shapnb import TreeExplainer\n"
+        "import numba\n"
+        "X = np.random.default_rng(0).normal(size=(200, 5)); y = X[:, 0] * X[:, 1]\n"
+        "m = RandomForestRegressor(n_estimators=8, max_depth=5, random_state=0).fit(X, y)\n"
+        "e = TreeExplainer(m, X[:40])\n"
+        "with ThreadPoolExecutor(4) as pool: a = e.shap_values(X[:60], executor=pool, chunk_size=5)\n"
+        "assert np.array_equal(a, e.shap_values(X[:60])), 'values differ'\n"
+        "print(numba.threading_layer())\n")
+    env = dict(os.environ, NUMBA_THREADING_LAYER="workqueue")
+    run = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.strip() == "workqueue"

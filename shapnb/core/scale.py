@@ -14,7 +14,7 @@ from .validation import check_int, check_coalitions, evaluate_game
 # %% auto #0
 __all__ = ['RESUBMISSIONS', 'GameEvaluationError', 'PartitionError', 'ExecutorError', 'check_executor', 'worker_count',
            'split_rows', 'ship', 'evaluate_coalitions', 'explain_rows', 'is_dask_collection', 'explain_collection',
-           'numba_cache_dir', 'SharedSetting', 'ignoring', 'blas_threads']
+           'kernel_lock', 'numba_cache_dir', 'SharedSetting', 'ignoring', 'blas_threads']
 
 # %% ../../nbs/05_scale_out.ipynb #b7012b36
 class GameEvaluationError(RuntimeError):
@@ -326,6 +326,18 @@ def _private_folder(folder: Path) -> Path | None:
     try: return Path(tempfile.mkdtemp(prefix="shapnb-numba-cache-"))   # private to this process's user, fresh
     except OSError: return None
 
+_KERNELS_LOCK = threading.RLock()
+
+def kernel_lock():
+    "A lock around numba's parallel kernels where its threading layer cannot be entered by two threads at once (workqueue); else a no-op context."
+    import numba
+    try:
+        from numba.np.ufunc.parallel import _launch_threads   # starts the layer numba chooses, so that it can be named
+        _launch_threads()
+        concurrent = numba.threading_layer() != "workqueue"
+    except Exception: concurrent = False                       # numba's internals moved: the lock, slower but safe
+    return contextlib.nullcontext() if concurrent else _KERNELS_LOCK
+
 def numba_cache_dir(source_dirs,    # folders of the modules that define cached numba functions
                     user_dir=None,  # numba's user-wide cache folder (None: numba's own, e.g. ~/.cache/numba)
                    ) -> str | None:
@@ -336,7 +348,9 @@ def numba_cache_dir(source_dirs,    # folders of the modules that define cached 
         from numba.misc.appdirs import AppDirs
         user_dir = AppDirs(appname="numba", appauthor=False).user_cache_dir
     if all(_writable(Path(d) / "__pycache__") for d in source_dirs) or _writable(user_dir): return None
-    folder = _private_folder(Path(tempfile.gettempdir()) / f"shapnb-numba-cache-{os.getuid() if hasattr(os, 'getuid') else 'user'}")
+    try: temp = Path(tempfile.gettempdir())
+    except FileNotFoundError: temp = None                 # no writable temporary folder at all (a read-only container)
+    folder = None if temp is None else _private_folder(temp / f"shapnb-numba-cache-{os.getuid() if hasattr(os, 'getuid') else 'user'}")
     if folder is None:
         raise RuntimeError(f"numba cannot cache shapnb's compiled kernels: neither beside the package, nor in {user_dir}, nor "
                            "under the temporary folder can be written; set NUMBA_CACHE_DIR to a writable folder")

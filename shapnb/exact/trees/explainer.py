@@ -11,7 +11,7 @@ import numba
 import numpy as np
 from ...core.explanation import Explanation
 from ...core.indices import check_interaction, check_semivalue, sii_to_shap
-from ...core.scale import is_dask_collection, explain_collection, explain_rows, check_executor
+from ...core.scale import is_dask_collection, explain_collection, explain_rows, check_executor, kernel_lock
 from ...core.tabular import is_frame, warn_reordered
 from ...core.validation import check_bool, check_int
 from .ensemble import tree_ensemble
@@ -67,6 +67,7 @@ class TreeExplainer:
                              "X, data=background, budget=...) (KernelSHAP with standard errors)")
         if feature_perturbation == "auto": feature_perturbation = "tree_path_dependent" if data is None else "interventional"
         self.feature_perturbation, self.n_jobs = feature_perturbation, _check_jobs(n_jobs)
+        self._all_threads = n_jobs is None or (not isinstance(n_jobs, bool) and n_jobs == -1)   # all of the running process's
         self.ensemble, self._tables = tree_ensemble(model, iteration_range, missing), None
         if averaged := getattr(self.ensemble, "averaged_trees", None):   # LightGBM's random-forest mode: its predict averages
             warnings.warn(f"this LightGBM booster is in random-forest mode: its predict is the mean of its {averaged} trees (per "
@@ -178,11 +179,14 @@ class TreeExplainer:
         return values[0] if single else values
 
     def _on_threads(self, compute):
-        "compute() on `n_jobs` of numba's threads."
-        previous = numba.get_num_threads()
-        numba.set_num_threads(self.n_jobs)
-        try: return compute()
-        finally: numba.set_num_threads(previous)
+        "compute() on `n_jobs` of numba's threads in the running process (built elsewhere, an explainer may ask more than it has), one thread at a time where numba's layer needs it."
+        most = numba.config.NUMBA_NUM_THREADS
+        threads = most if getattr(self, "_all_threads", False) else min(self.n_jobs, most)
+        with kernel_lock():                                  # numba's workqueue layer aborts when two threads enter it
+            previous = numba.get_num_threads()
+            numba.set_num_threads(threads)
+            try: return compute()
+            finally: numba.set_num_threads(previous)
 
     def _interactions(self, X, index: str):
         "The matched rows, the interaction matrices (n, p, p, k) of the index (first-order terms on the diagonal) and whether X was one row."
@@ -242,14 +246,11 @@ class TreeExplainer:
 
     def _explain(self, rows: np.ndarray) -> np.ndarray:
         "Shapley values (n, p, k) of cast rows, on `n_jobs` threads."
-        e = self.ensemble
-        previous = numba.get_num_threads()
-        numba.set_num_threads(self.n_jobs)
-        try:
+        def compute():
             tables = self._leaf_tables()
-            phi = table_values(e, rows, tables, prepared=True)
+            phi = table_values(self.ensemble, rows, tables, prepared=True)
             if not tables.use.all():
                 background = self.data if self.feature_perturbation == "interventional" else None
-                phi += pathwise_values(e, rows, background, trees=~tables.use, prepared=True)
+                phi += pathwise_values(self.ensemble, rows, background, trees=~tables.use, prepared=True)
             return phi
-        finally: numba.set_num_threads(previous)
+        return self._on_threads(compute)
