@@ -10,7 +10,8 @@ import numpy as np
 import scipy.linalg
 from ..core.validation import check_int, check_n_players, check_coalitions, random_generator
 from ..core.games import CachedGame
-from ..core.scale import check_executor, evaluate_coalitions
+from ..core.scale import check_executor, evaluate_coalitions, ignoring
+from ..sampling.regression import UnderdeterminedWarning
 from ..core.explanation import Explanation
 from ..sampling.surrogate import surrogate_shap, check_surrogate_options, N_FOLDS
 from .gp import HammingHyper, check_noise, fit_kernel_choice, fit_hamming_gp, kernel_options, KERNEL_CHOICES, CRITERIA, DEFAULT_NOISE
@@ -160,8 +161,9 @@ def gp_surrogate_shap(game,                         # callable on a boolean (k, 
             raise ValueError(f"active={active} spends {n_active} of the budget {budget} on ShaplEIG's coalitions and leaves the "
                              f"design {budget - n_active + 2} evaluations (∅ and N shared), fewer than the 4 it needs (∅, N and "
                              f"one pair): lower active, or raise the budget to at least {n_active + 2}")
-        eig_run = shapleig(counted, p, n_active, seed=rng.spawn(1)[0], progress=False, kernel="auto" if kernel == "auto" else "fixed",
-                           kernel_criterion=criterion, noise=noise)
+        with ignoring(UnderdeterminedWarning, "fewer evaluations than players"):   # only its coalitions are used, not its sd
+            eig_run = shapleig(counted, p, n_active, seed=rng.spawn(1)[0], progress=False, kernel="auto" if kernel == "auto" else "fixed",
+                               kernel_criterion=criterion, noise=noise)
         anchors = (eig_run.coalitions, eig_run.game_values)
     rest = budget - n_active + 2 if anchors is not None else budget   # ∅ and N are in both parts, paid once
     every = p <= 62 and budget >= 2 ** p                   # every coalition evaluated: exact whatever the surrogate, so

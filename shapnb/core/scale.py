@@ -328,6 +328,13 @@ def _private_folder(folder: Path) -> Path | None:
 
 _KERNELS_LOCK = threading.RLock()
 
+def _new_kernel_lock():
+    "A fresh lock in a forked child: the parent's may have been held by a thread the child does not have."
+    global _KERNELS_LOCK
+    _KERNELS_LOCK = threading.RLock()
+
+if hasattr(os, "register_at_fork"): os.register_at_fork(after_in_child=_new_kernel_lock)
+
 def kernel_lock():
     "A lock around numba's parallel kernels where its threading layer cannot be entered by two threads at once (workqueue); else a no-op context."
     import numba

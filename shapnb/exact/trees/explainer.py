@@ -67,7 +67,6 @@ class TreeExplainer:
                              "X, data=background, budget=...) (KernelSHAP with standard errors)")
         if feature_perturbation == "auto": feature_perturbation = "tree_path_dependent" if data is None else "interventional"
         self.feature_perturbation, self.n_jobs = feature_perturbation, _check_jobs(n_jobs)
-        self._all_threads = n_jobs is None or (not isinstance(n_jobs, bool) and n_jobs == -1)   # all of the running process's
         self.ensemble, self._tables = tree_ensemble(model, iteration_range, missing), None
         if averaged := getattr(self.ensemble, "averaged_trees", None):   # LightGBM's random-forest mode: its predict averages
             warnings.warn(f"this LightGBM booster is in random-forest mode: its predict is the mean of its {averaged} trees (per "
@@ -180,8 +179,7 @@ class TreeExplainer:
 
     def _on_threads(self, compute):
         "compute() on `n_jobs` of numba's threads in the running process (built elsewhere, an explainer may ask more than it has), one thread at a time where numba's layer needs it."
-        most = numba.config.NUMBA_NUM_THREADS
-        threads = most if getattr(self, "_all_threads", False) else min(self.n_jobs, most)
+        threads = min(self.n_jobs, numba.config.NUMBA_NUM_THREADS)   # this process's threads, at most
         with kernel_lock():                                  # numba's workqueue layer aborts when two threads enter it
             previous = numba.get_num_threads()
             numba.set_num_threads(threads)
