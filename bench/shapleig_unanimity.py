@@ -25,6 +25,8 @@ def main(multiple: int = 2, seeds: int = 3):
     warnings.simplefilter("ignore")
     for s in range(seeds):
         e = shapleig(game, P, multiple * P, seed=s, n_threads=1, progress=False)
+        if e.sd is None:                                  # declined (budget at most p, or a size-blind sample): say why
+            print(f"seed {s}: shapleig gives no sd ({e.se_note})"); continue
         z = np.abs(e.values - EXACT) / e.sd
         k = kernel_shap(game, P, multiple * P + 6, seed=s)
         cover_k = "declined" if k.se is None else f"{np.mean(np.abs(k.values - EXACT) <= 1.96 * k.se):.2f}"
