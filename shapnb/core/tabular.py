@@ -7,6 +7,7 @@ from __future__ import annotations
 import inspect
 import re
 import warnings
+from collections import Counter
 import numpy as np
 from .validation import check_coalitions, real_array
 
@@ -152,17 +153,20 @@ def _column_order(columns, names, what: str, against: str) -> list[int]:
     columns = [str(c) for c in labels]
     where = {c: j for j, c in enumerate(columns)}
     order = [where.get(n) for n in names]
-    left = [j for j in range(len(columns)) if j not in set(order)]
+    taken = set(order)
+    left = [j for j in range(len(columns)) if j not in taken]
     joined = lambda j: " ".join(map(str, labels[j])) if isinstance(labels[j], tuple) else columns[j]
     for column_key, name_key in ((joined, str), (lambda j: _normal(columns[j]), _normal)):   # XGBoost's, LightGBM's spellings
         unmatched = [i for i, j in enumerate(order) if j is None]
         if not unmatched: break
-        spare = {}
+        spare, keys = {}, [name_key(n) for n in names]     # each key once: linear in the number of columns
         for j in left: spare.setdefault(column_key(j), []).append(j)
+        count = Counter(keys)
         for i in unmatched:
-            hits = spare.get(name_key(names[i]), [])
-            if len(hits) == 1 and sum(name_key(n) == name_key(names[i]) for n in names) == 1: order[i] = hits[0]
-        left = [j for j in range(len(columns)) if j not in set(order)]
+            hits = spare.get(keys[i], [])
+            if len(hits) == 1 and count[keys[i]] == 1: order[i] = hits[0]
+        taken = set(order)
+        left = [j for j in range(len(columns)) if j not in taken]
     missing = [names[i] for i, j in enumerate(order) if j is None]
     if missing or left:
         parts = ([f"missing {missing}"] if missing else []) + ([f"unexpected {[columns[j] for j in left]}"] if left else [])

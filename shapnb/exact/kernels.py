@@ -388,15 +388,19 @@ def interventional_kernel_shapley(X,                             # rows to expla
     m, tol = _check_nodes(m), _check_tolerance(tol)
     n, p = Z.shape
     factors = _deviation_function(kernel, gamma, p)
-    step = max(1, BLOCK_ELEMENTS // (n * p)) if block_size is None else check_int(block_size, "block_size", minimum=1)
     nodes = None if m == "exact" else m
+    rule = 1 if m == "auto" else exact_nodes(p) if m == "exact" else m   # a fixed rule holds (games, m, p) numbers at once
+    sv = max(1, min(n, BLOCK_ELEMENTS // (rule * p)))       # support vectors per call: all of them unless the rule is wide
+    step = max(1, BLOCK_ELEMENTS // (sv * rule * p)) if block_size is None else check_int(block_size, "block_size", minimum=1)
     out = np.zeros((len(X2), p, A.shape[1]))
     for lo in range(0, len(Bg), step):
         Kb = 1.0 + np.stack([factors(z, Z) for z in Bg[lo:lo + step]])       # (b, n, p): the background's factors
         for r, x in enumerate(X2):
             Kx = np.broadcast_to(1.0 + factors(x, Z), Kb.shape)               # the row's factors, the same for every z
             for o in range(A.shape[1]):
-                out[r, :, o] += product_shapley(Kx, Kb, A[:, o] / len(Bg), m=nodes, tol=tol).sum((0, 1))
+                for s0 in range(0, n, sv):
+                    out[r, :, o] += product_shapley(Kx[:, s0:s0 + sv], Kb[:, s0:s0 + sv], A[s0:s0 + sv, o] / len(Bg),
+                                                    m=nodes, tol=tol).sum((0, 1))
     if np.ndim(alpha) == 1: out = out[..., 0]
     return out[0] if np.ndim(X) == 1 else out
 

@@ -32,6 +32,15 @@ def _check_jobs(n_jobs) -> int:
     if n_jobs < 1: raise ValueError(f"n_jobs must be None, -1 or a positive integer; got {n_jobs}")
     return min(n_jobs, most)
 
+def _free_memory() -> int | None:
+    "Bytes this machine can still allocate (Linux's MemAvailable), or None where that is not known."
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"): return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError): pass
+    return None
+
 # %% ../../../nbs/13_tree_explainer.ipynb #804fb54f
 def _output_names(model, n_outputs: int) -> list[str] | None:
     "The class labels of a classifier explained with one output per class, else None."
@@ -191,12 +200,15 @@ class TreeExplainer:
         shown = self._shown(X)
         rows, _, single = self.ensemble.as_rows(shown)
         background = self.data if self.feature_perturbation == "interventional" else None
+        n, p, k = len(rows), self.ensemble.n_features, self.ensemble.n_outputs
+        too_large = lambda: MemoryError(
+            f"the pairwise interactions of {n} rows are an (n, p, p, k) = ({n}, {p}, {p}, {k}) array of "
+            f"{n * p * p * k * 8 / 2**30:.1f} GiB, and computing them takes about three times that, more than this machine "
+            "can allocate: explain fewer rows per call (e.g. in blocks of rows), or the semivalues, which are (n, p, k)")
+        free = _free_memory()
+        if free is not None and 3 * n * p * p * k * 8 > free: raise too_large()   # before any work
         try: M = self._on_threads(lambda: tree_interactions(self.ensemble, rows, index, background, prepared=True))
-        except MemoryError:                     # numba's bare "Allocation failed": say what was too large, and the way out
-            n, p, k = len(rows), self.ensemble.n_features, self.ensemble.n_outputs
-            raise MemoryError(f"the pairwise interactions of {n} rows are an (n, p, p, k) = ({n}, {p}, {p}, {k}) array of "
-                              f"{n * p * p * k * 8 / 2**30:.1f} GiB, more than this machine could allocate: explain fewer "
-                              "rows per call (e.g. in blocks of rows), or the semivalues, which are (n, p, k)") from None
+        except MemoryError: raise too_large() from None   # numba's bare "Allocation failed": what was too large, and the way out
         return shown, M, single
 
     def interaction_values(self,
