@@ -257,6 +257,9 @@ def shapleig(game,                          # callable on a boolean (k, p) coali
     if kernel == "auto" and size_trend:
         raise ValueError("size_trend=True applies to kernel='fixed'; kernel='auto' chooses the size trend when the data favour it")
     rng = random_generator(seed)                           # checked when every coalition is enumerated too
+    if every and learn_noise:
+        warnings.warn(f"budget={budget} evaluates every coalition: the values are the exact Shapley values of the values "
+                      "observed, noise included, and learn_noise=True is not used (it applies to budgets below 2**p)", stacklevel=2)
     if every: return _enumerated(game, p, executor, chunk_size, selection, kernel)
     unidentified = budget <= p                             # fewer than p - 1 evaluations besides ∅ and N: directions unfixed
     if unidentified:
