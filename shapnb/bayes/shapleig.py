@@ -346,17 +346,13 @@ def shapleig(game,                          # callable on a boolean (k, p) coali
                    cov_standardised=inflation * post.cov, predictive_z2=np.array(z2), sd_inflation=inflation,
                    fit_seconds=fit_s, select_seconds=select_s, selection=selection,
                    kernel=kernel, kernel_choice=getattr(post, "kernel_choice", None), kernels_chosen=chosen)
-    blind = size_blind(X, y)                              # decline (above)
-    if unidentified:
-        details["se_note"] = (f"no sd: {len(X)} evaluations for p={p} players cannot identify the values (p + 1 = {p + 1} are "
-                              "needed); the posterior's spread in the directions they leave open is the prior's assumption, "
-                              "and such intervals covered 55-65% in an audit")
-        details.update(cov=None, cov_standardised=None)
-    elif blind:
-        details["se_note"] = (f"no sd: the {len(X)} coalitions evaluated have one value within every size evaluated twice or "
-                              "more, so they cannot tell the players apart, and the posterior's spread would be the model's "
-                              "assumption; the values are the posterior mean, which the data cannot check either. "
-                              "A larger budget, or an estimator with design-based errors (kernel_shap), decides")
-        details.update(cov=None, cov_standardised=None)  # the sd's source: withheld with it
-    return Explanation(np.ldexp(post.values, e), y[0], sd=None if blind or unidentified else np.ldexp(np.sqrt(inflation) * post.sd, e),
+    declined = (f"no sd: {len(X)} evaluations for p={p} players cannot identify the values (p + 1 = {p + 1} are needed); the "
+                "posterior's spread in the directions they leave open is the prior's assumption, and such intervals covered "
+                "55-65% in an audit" if unidentified else
+                f"no sd: the {len(X)} coalitions evaluated have one value within every size evaluated twice or "
+                "more, so they cannot tell the players apart, and the posterior's spread would be the model's "
+                "assumption; the values are the posterior mean, which the data cannot check either. "
+                "A larger budget, or an estimator with design-based errors (kernel_shap), decides" if size_blind(X, y) else None)
+    if declined: details.update(se_note=declined, cov=None, cov_standardised=None)   # the sd's source: withheld with it
+    return Explanation(np.ldexp(post.values, e), y[0], sd=None if declined else np.ldexp(np.sqrt(inflation) * post.sd, e),
                        n_evals=len(X), method="shapleig", details=details)

@@ -114,13 +114,16 @@ def _names(names) -> list[str] | None:
     names = [str(n) for n in names]
     return names or None
 
+def _passes(step) -> bool:
+    "Whether a pipeline step does nothing: 'passthrough' or None."
+    return step is None or (isinstance(step, str) and step == "passthrough")
+
 def _pipeline_names(pipeline) -> list[str] | None:
     "A scikit-learn pipeline's input names: its own (the first step's); the last step's only behind steps that pass rows through."
     own = _names(getattr(pipeline, "feature_names_in_", None))
     if own is not None: return own
-    passing = lambda step: step is None or (isinstance(step, str) and step == "passthrough")
     for _, step in pipeline.steps:                     # the first step that does something sees the input as given
-        if not passing(step): return model_feature_names(step)
+        if not _passes(step): return model_feature_names(step)
     return None
 
 def model_feature_names(model, # a fitted model, or one of its bound methods (model.predict)
@@ -491,8 +494,7 @@ def per_feature_steps(model,                 # a fitted model, or a scikit-learn
     "(the steps before the final model as a Pipeline, or None for a bare model; the final model); any other pipeline refused."
     if not is_pipeline(model): return None, model
     from sklearn.pipeline import Pipeline
-    acting = [(name, step) for name, step in model.steps[:-1]   # 'passthrough' and None do nothing (a grid search's choice)
-              if not (step is None or (isinstance(step, str) and step == "passthrough"))]
+    acting = [(name, step) for name, step in model.steps[:-1] if not _passes(step)]   # a grid search may leave 'passthrough' steps
     for name, step in acting:
         if not (_per_feature(step, encoders) or _reorders(step, encoders)):
             extra = ("; OrdinalEncoder" if encoders else "") + "; ColumnTransformers of these as steps of the pipeline itself"
