@@ -9,7 +9,7 @@ import numpy as np
 from .core.games import MarginalGame, exact_shapley, EXACT_MAX_PLAYERS
 from .core.validation import check_bool, check_int, check_n_players, random_generator
 from .core.tabular import (is_frame, is_series, model_feature_names, match_columns, match_frames, is_pipeline,
-                                 one_row_frame, _column_order)
+                                 one_row_frame, check_unnamed_order, _column_order)
 from .core.scale import ignoring, is_dask_collection
 from .exact.trees import TreeExplainer, tree_ensemble
 from .exact.kernels import ProductKernelExplainer, kernel_pipeline
@@ -48,12 +48,8 @@ def _tables(model, X, data, keep_unseen=lambda: False):
     if X.shape[0] == 0 or X.shape[1] == 0: raise ValueError(f"X must hold at least one row and one feature, got shape {X.shape}")
     if data is not None:
         data = match_columns(data, names, "data")
-        if names is None and hasattr(getattr(model, "__self__", model), "predict") and is_frame(X) and is_frame(data) and \
-                (ours := [str(c) for c in X.columns]) != (theirs := [str(c) for c in data.columns]) and sorted(ours) == sorted(theirs):
-            raise ValueError(f"{type(getattr(model, '__self__', model)).__name__} has no feature names, so it reads its features by position, and X and data "
-                             f"name their columns in different orders ({ours[:6]} and {theirs[:6]}): which one it was fitted with "
-                             "is not known. Pass both in that order (e.g. data[X.columns] if X's is right), or fit the model on "
-                             "a DataFrame, whose names explain matches")
+        if names is None and hasattr(getattr(model, "__self__", model), "predict") and is_frame(data):
+            check_unnamed_order(X, [str(c) for c in data.columns], type(getattr(model, "__self__", model)).__name__)
         X, data = match_frames(X, data, "X", "data", keep_unseen())   # the tree route: a category data lacks is read as the model does
     return X, data, single
 

@@ -982,13 +982,17 @@ def model_names(model):
     return [str(n) for n in names]
 
 
-def test_a_model_without_names_matches_X_to_data():
-    "A model fitted on an array has no names: a frame X is matched to the columns of a frame `data`."
+def test_a_model_without_names_takes_data_order():
+    "A model fitted on an array has no names: `data`'s columns name its features; X in another order is refused (which order is the model's is not known)."
     X = FRAME[NUMERIC]
     model = xgboost.XGBRegressor(n_estimators=10, max_depth=3).fit(X.to_numpy(), TARGET)
     explainer = TreeExplainer(model, X[100:106])
-    np.testing.assert_array_equal(explainer.shap_values(X[:5][NUMERIC[::-1]]), explainer.shap_values(X[:5].to_numpy()))
-    assert explainer(X[:5][NUMERIC[::-1]]).feature_names == NUMERIC
+    np.testing.assert_array_equal(explainer.shap_values(X[:5]), explainer.shap_values(X[:5].to_numpy()))
+    assert explainer(X[:5]).feature_names == NUMERIC
+    with pytest.raises(ValueError, match="XGBRegressor has no feature names, so it reads its features by position"):
+        explainer.shap_values(X[:5][NUMERIC[::-1]])
+    with pytest.raises(ValueError, match="X and data name their columns in different orders"):
+        explainer(X[:5][NUMERIC[::-1]])
 
 
 # --- shap's conventions: "auto" and explainer(X) -------------------------------------------------------------------

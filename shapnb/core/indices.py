@@ -373,6 +373,12 @@ def _pair_values(a, b, c, t, u, w):
         return (sign_c[..., None, None] * sign_d[..., :, None] * sign_d[..., None, :] * sign_int
                 * np.exp(log_int + log_d[..., :, None] + log_d[..., None, :] + log_c[..., None, None]))
 
+def _k_sii_first(first, M):
+    "k-SII's first-order terms φ_i − ½ Σ_j M_ij, summed at a power-of-two scale where no partial sum overflows."
+    big = max(np.abs(M).max(initial=0.0), np.abs(first).max(initial=0.0))
+    e = max(0, int(np.frexp(big)[1]) + M.shape[-1].bit_length() + 2 - 1024) if np.isfinite(big) else 0
+    return np.ldexp(np.ldexp(first, -e) - np.ldexp(M, -e).sum(-1) / 2, e)   # pair terms near 1e308 that cancel stay finite
+
 def product_interactions(a,          # factors of the players in the coalition, shape (..., p): one game per leading index
                          b=1.0,      # factors of the players outside it, broadcast to a's shape
                          c=1.0,      # scale of each game, broadcast to the batch shape (...)
@@ -389,6 +395,6 @@ def product_interactions(a,          # factors of the players in the coalition, 
     idx = np.arange(p)
     M[..., idx, idx] = 0.0
     M = M / 2 + np.swapaxes(M, -1, -2) / 2                                   # exactly symmetric (halved first: no overflow)
-    if index == "k-SII": first = first - M.sum(-1) / 2
+    if index == "k-SII": first = _k_sii_first(first, M)
     M[..., idx, idx] = first
     return check_representable(M, f"{index} values")

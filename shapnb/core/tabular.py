@@ -12,9 +12,10 @@ import numpy as np
 from .validation import check_coalitions, real_array
 
 # %% auto #0
-__all__ = ['PER_FEATURE_STEPS', 'is_frame', 'is_series', 'check_tabular', 'model_feature_names', 'match_columns',
-           'ReorderedColumnsWarning', 'warn_reordered', 'one_row_frame', 'match_frames', 'HybridRows', 'float_rows',
-           'check_no_infinity', 'is_pipeline', 'per_feature_steps', 'column_sources', 'in_input_order', 'through_steps']
+__all__ = ['PER_FEATURE_STEPS', 'is_frame', 'is_series', 'check_tabular', 'catboost_json', 'model_feature_names', 'match_columns',
+           'ReorderedColumnsWarning', 'warn_reordered', 'check_unnamed_order', 'one_row_frame', 'match_frames',
+           'HybridRows', 'float_rows', 'check_no_infinity', 'is_pipeline', 'per_feature_steps', 'column_sources',
+           'in_input_order', 'through_steps']
 
 # %% ../../nbs/06_tabular.ipynb #5d15a107
 def is_frame(X, # anything
@@ -108,6 +109,22 @@ def check_tabular(X,              # rows: an array, a DataFrame or a Series (one
     if kind == "c": raise ValueError(f"{what} holds complex values; features must be real numbers")
 
 # %% ../../nbs/06_tabular.ipynb #df055363
+def catboost_json(model, # a fitted CatBoost model
+                 ) -> dict:
+    "A CatBoost model's JSON export, as a dict."
+    import json, os, tempfile
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "model.json")
+        model.save_model(path, format="json")
+        with open(path) as f: return json.load(f)
+
+def _catboost_named(model) -> bool:
+    "Whether a CatBoost model was fitted with feature names (its JSON export's `feature_id`s), which its predict matches a frame's columns by."
+    from catboost import CatBoostError
+    try: info = catboost_json(model)["features_info"]
+    except CatBoostError: return False                 # a model the export refuses (text features): its names as they look
+    return any(f.get("feature_id") for kind in ("float_features", "categorical_features") for f in info.get(kind, []))
+
 def _names(names) -> list[str] | None:
     "A list of strings, or None for no (or empty) names."
     if names is None: return None
@@ -142,7 +159,8 @@ def model_feature_names(model, # a fitted model, or one of its bound methods (mo
             return None if names == [f"Column_{j}" for j in range(len(names or []))] else names
         if module.startswith("catboost."):
             names = _names(getattr(model, "feature_names_", None))
-            return None if names == [str(j) for j in range(len(names or []))] else names
+            default = names == [str(j) for j in range(len(names or []))]   # fitted on an array, or on columns 0, 1, ...
+            return None if default and not _catboost_named(model) else names
         return _names(getattr(model, "feature_names_in_", None))
     except (AttributeError, ValueError):      # not fitted yet (XGBoost, LightGBM): no names known
         return None
@@ -234,6 +252,21 @@ def warn_reordered(X,              # rows as given: an array, a DataFrame or a S
                       "matched by name: a model that reads them by position (LightGBM's predict does) predicts other inputs "
                       "from this frame",
                       ReorderedColumnsWarning, stacklevel=3)
+
+# %% ../../nbs/06_tabular.ipynb #543419fa
+def check_unnamed_order(X,                # the rows: a frame or Series is checked, an array passes
+                        names,            # the background frame's column names, taken as the features' names (None: nothing to check)
+                        model: str,       # the model's class name, which has no feature names, used in the message
+                        what: str = "X",  # the argument's name, used in the message
+                       ):
+    "Refuse a frame or Series `X` that names the background's columns `names` in another order, for a model without feature names."
+    if names is None or not (is_frame(X) or is_series(X)): return
+    ours = [str(c) for c in (X.columns if is_frame(X) else X.index)]
+    if ours != list(names) and sorted(ours) == sorted(names):
+        raise ValueError(f"{model} has no feature names, so it reads its features by "
+                         f"position, and {what} and data name their columns in different orders ({ours[:6]} and {list(names)[:6]}): "
+                         f"which one it was fitted with is not known. Pass both in that order (e.g. data[{what}.columns] if "
+                         f"{what}'s is right), or fit the model on a DataFrame with text column names, whose names are then matched")
 
 # %% ../../nbs/06_tabular.ipynb #cbc23efd
 def one_row_frame(row, # a Series: one row of a frame, indexed by its column labels

@@ -12,9 +12,9 @@ from ..core.validation import check_int, check_coalitions, check_finite, check_b
 from ..core.quadrature import (exact_nodes, check_nodes, AutoQuadrature, _check_tolerance, _gauss_legendre_rule, _rule_values,
                                     product_shapley)
 from ..core.indices import (IndexMeasure, check_semivalue, semivalue_measure, check_interaction, interaction_measure,
-                                 _gauss_jacobi_rule, _pair_values)
+                                 _gauss_jacobi_rule, _pair_values, _k_sii_first)
 from ..core.scale import is_dask_collection, explain_collection, explain_rows, check_executor
-from ..core.tabular import (model_feature_names, match_columns, float_rows, is_frame, is_series, warn_reordered, per_feature_steps, is_pipeline,
+from ..core.tabular import (model_feature_names, match_columns, float_rows, is_frame, is_series, warn_reordered, check_unnamed_order, per_feature_steps, is_pipeline,
                                  column_sources, through_steps, in_input_order, _width_error)
 from ..core.explanation import Explanation
 
@@ -491,7 +491,7 @@ def _row_interactions(dev, n: int, p: int, A, index: str, m, tol: float, block_s
         M[:, idx, idx] = 0.0
         M = (M + np.swapaxes(M, 1, 2)) / 2                                # exactly symmetric
         if index == "STII": first = at_zero
-        if index == "k-SII": first = first - M.sum(-1) / 2
+        if index == "k-SII": first = _k_sii_first(first, M)
         M[:, idx, idx] = first
         return M, None
     return _with_nodes(compute, exact_m, "exact" if measure.point is not None else m, tol)
@@ -621,8 +621,9 @@ class ProductKernelExplainer:
         final = model.steps[-1][1] if is_pipeline(model) else model   # a pipeline of passthrough steps too
         self.n_features = self.support.shape[1]
         self.feature_names = model_feature_names(model)          # None when the model was fitted on an array
+        self._data_names = None
         if self.feature_names is None and is_frame(data):          # no names in the model: X is matched to data's (as TreeExplainer)
-            self.feature_names = [str(c) for c in data.columns]
+            self.feature_names = self._data_names = [str(c) for c in data.columns]   # in data's order only
         self.single_output = self.alpha.shape[1] == 1
         classes = getattr(final, "classes_", None)
         self.output_names = None if self.single_output or classes is None or len(classes) < 3 else \
@@ -666,6 +667,7 @@ class ProductKernelExplainer:
         "Shapley values of the rows of `X`: (n, p), or (n, p, k) for k outputs; (p,) or (p, k) for one 1-D row."
         check_executor(executor)                                    # checked on every route, a Dask collection's too
         if chunk_size is not None: check_int(chunk_size, "chunk_size", minimum=1)
+        check_unnamed_order(X, getattr(self, "_data_names", None), type(self.model).__name__)
         warn_reordered(X, self.feature_names)                       # a frame in another order: the values are in the model's
         if is_dask_collection(X): return explain_collection(self, X, executor=executor, chunk_size=chunk_size)
         X = match_columns(X, self.feature_names, "X", self.n_features)   # by name, before the rows are split
@@ -693,6 +695,7 @@ class ProductKernelExplainer:
                 ) -> Explanation:
         "The Shapley values of the rows of `X` as an `Explanation` (with `quadrature_bound` and `nodes` per row in process), as shap's `explainer(X)`."
         if is_dask_collection(X): raise TypeError("explainer(X) builds an Explanation in memory; for a Dask collection use shap_values(X)")
+        check_unnamed_order(X, getattr(self, "_data_names", None), type(self.model).__name__)
         X = match_columns(X, self.feature_names, "X", self.n_features)
         if np.ndim(X) == 2 and len(X) == 0: raise ValueError("X holds no rows; an Explanation needs at least one (shap_values of no rows returns an empty array)")
         if executor is not None or self.background is not None:

@@ -10,7 +10,7 @@ import numpy as np
 from numba import njit
 from ...core.quadrature import exact_nodes, product_shapley
 from ...core.validation import check_bool, check_int, check_coalitions, holds_text
-from ...core.tabular import (is_frame, is_series, match_columns, model_feature_names, is_pipeline, per_feature_steps,
+from ...core.tabular import (is_frame, is_series, match_columns, model_feature_names, catboost_json, is_pipeline, per_feature_steps,
                                  column_sources, through_steps, in_input_order, _width_error)
 
 # %% auto #0
@@ -501,6 +501,16 @@ class TreeEnsemble:
             frame[frame.columns[j]] = frame.iloc[:, j].astype(object)   # entries are category values, not codes
         return frame
 
+    def _at_sentinel(self, rows: np.ndarray, frame=None) -> np.ndarray:
+        "Where the rows hold the model's missing-value sentinel, compared as the library stores it; a frame's categorical column by its own codes (as XGBoost compares them)."
+        import pandas as pd
+        sentinel = float(self.input_dtype(self.missing_value))
+        hit = rows == sentinel
+        for j, dtype in enumerate(frame.dtypes if frame is not None else []):
+            if isinstance(dtype, pd.CategoricalDtype) and self.categorical is not None and self.categorical[j] is not None:
+                hit[:, j] = frame.iloc[:, j].cat.codes.to_numpy().astype(self.input_dtype) == sentinel
+        return hit
+
     def as_rows(self,
                 X,               # rows (n, p) or one row (p,): array, list, DataFrame, Series or SciPy sparse matrix
                 what: str = "X", # the argument's name, used in error messages
@@ -527,8 +537,7 @@ class TreeEnsemble:
         else: rows = self._array_rows(np.atleast_2d(X), what)
         rows = self.cast(rows)
         if self.zero_below > 0: rows[np.abs(rows) <= self.zero_below] = 0.0   # as LightGBM reads dense rows (NaN stays)
-        if not np.isnan(self.missing_value):                # the model's missing-value sentinel, compared as the library stores it
-            rows[rows == float(self.input_dtype(self.missing_value))] = np.nan
+        if not np.isnan(self.missing_value): rows[self._at_sentinel(rows, X if is_frame(X) else None)] = np.nan
         if not self.takes_missing and np.isnan(rows).any():
             raise ValueError(f"{what} holds missing values (NaN), which this {self.source} model's own predict refuses: it has no "
                              "answer for them to explain. Impute them first, or use a model that takes them (e.g. HistGradientBoosting)")
@@ -832,6 +841,11 @@ def _from_xgboost(model, iteration_range=None, missing=None) -> TreeEnsemble:
     if weight is not None:
         for tree, i in zip(trees, chosen): tree["value"] = tree["value"] * np.float64(weight[i])
     outputs = np.asarray(forest["tree_info"], np.int64)[list(chosen)]
+    if not all(np.isfinite(tree["cover"]).all() and np.isfinite(tree["value"]).all() for tree in trees):
+        raise ValueError("this XGBoost model's trees hold NaN or infinite covers or leaf values, so its own predict gives NaN: "
+                         "there is no prediction to explain. Its training went wrong; a base_score outside the objective's "
+                         f"domain does this (here base_score={learner['learner_model_param'].get('base_score')} with objective "
+                         f"{learner.get('objective', {}).get('name')!r}; a log link needs base_score > 0, a logit one 0 < base_score < 1)")
     missing = _check_missing(missing, model)
     ensemble = TreeEnsemble(trees, np.zeros(k), p, np.float32, outputs, model_feature_names(model),
                             categorical=_xgboost_categories(booster, p), missing_value=missing,
@@ -952,15 +966,6 @@ def _from_lightgbm(model, iteration_range=None) -> TreeEnsemble:
     e.averaged_trees = len(blocks) // k if "average_output" in header else None   # random-forest mode: predict is their mean
     return e
 
-# %% ../../../nbs/10_tree_ensemble.ipynb #0864af5b
-def _catboost_json(model) -> dict:
-    "The model's JSON export, as a dict."
-    import os, tempfile
-    with tempfile.TemporaryDirectory() as folder:
-        path = os.path.join(folder, "model.json")
-        model.save_model(path, format="json")
-        with open(path) as f: return json.load(f)
-
 # %% ../../../nbs/10_tree_ensemble.ipynb #7146d982
 class _CatBoostHashes:
     "CatBoost's hash of the values of one categorical feature, read off the model's own routing of probe rows."
@@ -995,7 +1000,7 @@ def _from_catboost(model) -> TreeEnsemble:
     if not model.is_fitted(): raise ValueError(f"this {type(model).__name__} instance is not fitted yet")
     if len(model.get_text_feature_indices()) or len(model.get_embedding_feature_indices()):   # before the JSON export, which refuses them
         raise ValueError("unsupported model: CatBoost models with text or embedding features are not supported; expected numeric and categorical features")
-    j = _catboost_json(model)
+    j = catboost_json(model)
     classes = j.get("model_info", {}).get("class_params") or {}
     to_label, names = list(classes.get("class_to_label", [])), list(classes.get("class_names", []))
     n_classes = max(len(names), int(classes.get("classes_count") or 0), len(to_label))
@@ -1020,7 +1025,7 @@ def _from_catboost(model) -> TreeEnsemble:
     k = len(bias)
     hashes, probes, trees = {}, {}, []
     for t, tree in enumerate(j["oblivious_trees"]):
-        splits = tree["splits"]
+        splits = tree["splits"] or []                        # null: a constant tree (one leaf)
         for level, split in enumerate(splits):
             kind = split["split_type"]
             if kind == "OneHotFeature":

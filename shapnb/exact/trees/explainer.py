@@ -12,7 +12,7 @@ import numpy as np
 from ...core.explanation import Explanation
 from ...core.indices import check_interaction, check_semivalue, sii_to_shap
 from ...core.scale import is_dask_collection, explain_collection, explain_rows, check_executor, kernel_lock
-from ...core.tabular import is_frame, warn_reordered
+from ...core.tabular import is_frame, warn_reordered, check_unnamed_order
 from ...core.validation import check_bool, check_int
 from .ensemble import tree_ensemble
 from .indices import tree_interactions, tree_semivalues
@@ -82,11 +82,11 @@ class TreeExplainer:
                           "output), and that mean is explained; LightGBM's predict(raw_score=True) and pred_contrib, and "
                           f"shap, give their sum, {averaged} times larger", UserWarning, stacklevel=2)
         self.output_names = _output_names(model, self.ensemble.n_outputs)
-        self.data = None
+        self.data, self._data_names, self._model_name = None, None, type(model).__name__
         if data is not None:
             if self.ensemble.feature_names is None and is_frame(data):    # no names in the model: X is matched to data's
                 self.ensemble = copy.copy(self.ensemble)
-                self.ensemble.feature_names = [str(c) for c in data.columns]
+                self.ensemble.feature_names = self._data_names = [str(c) for c in data.columns]   # in data's order only
             self.data, _, _ = self.ensemble.as_rows(data, "data")
             if len(self.data) == 0: raise ValueError("data must hold at least one background row")
         self.feature_names = self.ensemble.feature_names
@@ -118,6 +118,7 @@ class TreeExplainer:
         check_executor(executor)                                    # checked on every route, a Dask collection's too
         if chunk_size is not None: check_int(chunk_size, "chunk_size", minimum=1)
         check_additivity = check_bool(check_additivity, "check_additivity")
+        check_unnamed_order(X, getattr(self, "_data_names", None), getattr(self, "_model_name", "the model"))
         warn_reordered(X, self.feature_names)                       # a frame in another order: the values are in the model's
         options = {"check_additivity": check_additivity}
         if is_dask_collection(X): return explain_collection(self, X, options, executor, chunk_size)
@@ -166,6 +167,7 @@ class TreeExplainer:
         if is_dask_collection(X):
             raise TypeError("explainer(X) computes the values now and returns an Explanation; for a Dask collection call "
                             "explainer.shap_values(X), which returns a lazy Dask array")
+        check_unnamed_order(X, getattr(self, "_data_names", None), getattr(self, "_model_name", "the model"))
         shown = self.ensemble.matched(X)
         if np.ndim(shown) == 2 and len(shown) == 0: raise ValueError("X holds no rows; an Explanation needs at least one (shap_values of no rows returns an empty array)")
         return shown
