@@ -514,18 +514,24 @@ def kernel_game_interactions(factors,                       # K[n, j] = k_j(x_j,
 
 # %% ../../nbs/15_kernels.ipynb #242ac287
 def _gp_rbf_parts(kernel):
-    "Split a fitted GP kernel into (constant σ², RBF length scale); `RBF`, `C * RBF`, `RBF * C`, plus `WhiteKernel`."
-    from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Product, Sum, WhiteKernel
-    if isinstance(kernel, Sum):
-        kept = [k for k in (kernel.k1, kernel.k2) if not isinstance(k, WhiteKernel)]
-        if len(kept) == 1: return _gp_rbf_parts(kept[0])
-    if isinstance(kernel, Product):
-        for scale, rbf in ((kernel.k1, kernel.k2), (kernel.k2, kernel.k1)):
-            if isinstance(scale, ConstantKernel) and type(rbf) is RBF: return float(scale.constant_value), rbf.length_scale
-    if type(kernel) is RBF: return 1.0, kernel.length_scale   # not its subclass Matern
-    raise ValueError(f"unsupported Gaussian-process kernel {kernel}: supported are RBF (scalar or per-feature length "
-                     "scales), optionally times a ConstantKernel and plus a WhiteKernel; for another product kernel use "
-                     "product_kernel_shapley with a function factors(x, Z)")
+    "Split a fitted GP kernel into (constant σ², RBF length scale): products of `ConstantKernel`s and `RBF`s (`Matern` with ν = ∞ is one), `WhiteKernel` terms of sums left out."
+    from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Matern, Product, Sum, WhiteKernel
+    def parts(k):                                        # (constant, inverse squared length scales, or None for a constant)
+        if isinstance(k, Sum):
+            kept = [c for c in (k.k1, k.k2) if not isinstance(c, WhiteKernel)]
+            if len(kept) == 1: return parts(kept[0])
+        if isinstance(k, Product):
+            (c1, s1), (c2, s2) = parts(k.k1), parts(k.k2)
+            return c1 * c2, s1 if s2 is None else s2 if s1 is None else s1 + s2   # RBFs multiply: 1/ℓ² add up
+        if type(k) is ConstantKernel: return float(k.constant_value), None
+        if type(k) is RBF or (type(k) is Matern and np.isinf(k.nu)): return 1.0, np.asarray(k.length_scale, dtype=float) ** -2.0
+        raise ValueError(f"unsupported Gaussian-process kernel {kernel}: its part {k} is not a ConstantKernel, an RBF (scalar "
+                         "or per-feature length scales; Matern with nu=inf) or a WhiteKernel added to them; supported are "
+                         "products of ConstantKernels and RBFs, with WhiteKernels added anywhere. For another product kernel "
+                         "use product_kernel_shapley with a function factors(x, Z)")
+    constant, inverse = parts(kernel)
+    if inverse is None: raise ValueError(f"unsupported Gaussian-process kernel {kernel}: a constant kernel (no RBF) gives a constant posterior mean, with nothing to explain")
+    return constant, inverse ** -0.5
 
 def _ovo_coefficients(model, dual: np.ndarray):
     "One column of the dual coefficients `dual` (the model's, dense) per pair of classes (a, b), a < b, from libsvm's one-vs-one layout."
