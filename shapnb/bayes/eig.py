@@ -11,7 +11,8 @@ from ..core.quadrature import gauss_legendre_01, exact_nodes, product_shapley
 from .gp import HammingHyper, check_hyper
 
 # %% auto #0
-__all__ = ['PRODUCT_CHUNK', 'EIG_RTOL', 'shapley_kernel_vectors', 'shapley_kernel_matrix', 'ShapleyPosterior', 'select_batch']
+__all__ = ['PRODUCT_CHUNK', 'EIG_RTOL', 'TIE_RTOL', 'shapley_kernel_vectors', 'shapley_kernel_matrix', 'ShapleyPosterior',
+           'first_best', 'select_batch']
 
 # %% ../../nbs/31_eig_esp.ipynb #51d0b375
 PRODUCT_CHUNK = 1 << 18  # quadrature entries (candidates × nodes × players) per engine call: cache-sized blocks
@@ -125,6 +126,14 @@ class ShapleyPosterior:
         return _information_gain(((self.whitening.T @ b) ** 2).sum(0), s)
 
 # %% ../../nbs/31_eig_esp.ipynb #f59877fb
+TIE_RTOL = 1e-9   # scores within this fraction of the best are a tie, broken by the candidate's position
+
+def first_best(score: np.ndarray, # criterion scores of the candidates (-inf for those not allowed)
+              ) -> int:
+    "Index of the first candidate whose score is within TIE_RTOL (relative) of the best: ties broken by position, not by rounding."
+    best = score.max()
+    return int(np.argmax(score >= best - TIE_RTOL * abs(best)))
+
 def select_batch(posterior: ShapleyPosterior, # the Shapley posterior given the coalitions observed so far
                  Z,                           # candidate coalitions (n, p)
                  q: int,                      # how many to choose, 1 ≤ q ≤ n
@@ -145,7 +154,7 @@ def select_batch(posterior: ShapleyPosterior, # the Shapley posterior given the 
     for k in range(q):
         score = _information_gain(((white.T @ b) ** 2).sum(0), s) if criterion == "eig" else s.copy()
         score[taken] = -np.inf
-        j = int(np.argmax(score))
+        j = first_best(score)
         chosen.append(j); taken[j] = True
         if k == q - 1: break
         c = hyper.kernel(Z, Z[j:j + 1])[:, 0] - KXz.T @ CinvKXz[:, j] - U[:k].T @ U[:k, j]

@@ -14,10 +14,10 @@ from ..core.explanation import Explanation
 from ..sampling.baselines import leverage_coalitions
 from ..sampling.regression import UnderdeterminedWarning
 from .gp import HammingHyper, check_noise, fit_hamming_gp, DEFAULT_NOISE, MAX_THREADS, _torch_threads, KERNEL_CHOICES, CRITERIA, fit_kernel_choice, kernel_options
-from .eig import ShapleyPosterior, select_batch
+from .eig import ShapleyPosterior, select_batch, first_best
 
 # %% auto #0
-__all__ = ['SELECTIONS', 'MAX_PLAYERS', 'EFFICIENCY_VAR_RTOL', 'KERNELS', 'RESELECT', 'TIE_RTOL', 'Z2_CAP', 'default_n_initial',
+__all__ = ['SELECTIONS', 'MAX_PLAYERS', 'EFFICIENCY_VAR_RTOL', 'KERNELS', 'RESELECT', 'Z2_CAP', 'default_n_initial',
            'efficient_posterior', 'stopped_posterior', 'predictive_z2', 'sd_inflation', 'shapleig']
 
 # %% ../../nbs/32_shapleig.ipynb #13be19d5
@@ -160,12 +160,9 @@ def _game_hyper(hyper: HammingHyper | None, e: int, ref: float) -> HammingHyper 
     scaled = None if hyper is None else _rescale_hyper(hyper, e)
     return None if scaled is None or not np.isfinite(scaled.mean + ref) else _shifted(scaled, ref)
 
-TIE_RTOL = 1e-9   # scores within this fraction of the best are a tie, broken by the candidate's position
-
 def _pick_one(posterior: ShapleyPosterior, Z: np.ndarray, criterion: str) -> np.ndarray:
-    "Index (as a length-1 array) of the first candidate whose EIG or variance is within TIE_RTOL of the best."
-    score = posterior.eig(Z) if criterion == "eig" else posterior.candidate_terms(Z)[1]
-    return np.array([int(np.argmax(score >= score.max() - TIE_RTOL * abs(score.max())))])
+    "Index (as a length-1 array) of the first candidate whose EIG or variance is within TIE_RTOL of the best (notebook 31's `first_best`)."
+    return np.array([first_best(posterior.eig(Z) if criterion == "eig" else posterior.candidate_terms(Z)[1])])
 
 # %% ../../nbs/32_shapleig.ipynb #42d35558
 def _sizes_to_explore(X: np.ndarray, y: np.ndarray) -> np.ndarray | None:
