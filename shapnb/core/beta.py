@@ -6,7 +6,7 @@
 from __future__ import annotations
 import numpy as np
 from .games import shapley_weights
-from .validation import check_coalitions, check_finite
+from .validation import check_coalitions, check_finite, _check_exact_integers
 
 # %% auto #0
 __all__ = ['check_product_factors', 'ProductGame', 'bernstein_coefficients', 'product_shapley_reference']
@@ -16,8 +16,11 @@ def check_product_factors(a,       # factors of the players in the coalition, sh
                           b,       # factors of the players outside it, broadcast to a's shape
                           c=1.0,   # scale of each game, broadcast to the batch shape (...)
                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    "Validate product-game factors: `a`, `b` broadcast to `(..., p)` with p ≥ 1, `c` to `(...)`, all finite."
+    "Validate product-game factors: `a`, `b` broadcast to `(..., p)` with p ≥ 1, `c` to `(...)`, all finite (integers exact as float64)."
+    given = a, b
     a, b = check_finite(a, "a"), check_finite(b, "b")
+    for name, x in zip("ab", given):                       # a_i − b_i of integers beyond 2**53 would be rounded away
+        if (raw := np.asarray(x)).dtype.kind in "iuO": _check_exact_integers(raw, name=name)
     if a.ndim == 0: raise ValueError("a must have a last axis of players, shape (..., p); got a scalar")
     try: a, b = np.broadcast_arrays(a, b)
     except ValueError: raise ValueError(f"a and b must broadcast to one shape (..., p); got {a.shape} and {b.shape}") from None
@@ -41,7 +44,13 @@ class ProductGame:
 
     def __call__(self, Z) -> np.ndarray:
         Z = check_coalitions(Z, self.n_players)
-        return self.c * np.where(Z, self.a, self.b).prod(axis=1)
+        F = np.where(Z, self.a, self.b)
+        with np.errstate(over="ignore", under="ignore"): v = self.c * F.prod(axis=1)
+        lost = ~np.isfinite(v) | ((np.abs(v) < np.finfo(float).tiny) & (F != 0).all(1) & (self.c != 0))   # a partial product over- or underflowed
+        if lost.any():                                   # those rows in log space: c ∏ F is often representable when a partial product is not
+            logs = np.log(np.abs(F[lost])).sum(1) + np.log(abs(self.c))
+            with np.errstate(over="ignore"): v[lost] = np.sign(self.c) * np.prod(np.sign(F[lost]), 1) * np.exp(logs)
+        return v
 
 # %% ../../nbs/02_beta_integral.ipynb #d40c1047
 def bernstein_coefficients(a, # factors of the players in the coalition, 1-D of length n (n = 0 allowed)
@@ -68,4 +77,6 @@ def product_shapley_reference(a,              # factors of the players in the co
     for i in range(p):
         others = np.arange(p) != i
         phi[i] = float(c) * (a[i] - b[i]) * (w * bernstein_coefficients(a[others], b[others])).sum()
+    if not np.isfinite(phi).all():                       # a partial sum or product left the double range
+        raise ValueError("the reference sum left float64's range (the values themselves may not): use product_shapley, which works in log space")
     return phi

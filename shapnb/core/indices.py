@@ -12,7 +12,8 @@ from scipy.special import roots_jacobi, gammaln
 from .validation import check_int, check_finite, evaluate_game
 from .games import mask_to_coalition, coalition_sizes, shapley_weights, _to_units, _from_units
 from .beta import check_product_factors
-from .quadrature import SAFE_LOG_RANGE, _gauss_legendre_rule, _log_abs_sign, _node_factors, _rule_values, check_representable, check_nodes
+from .quadrature import (SAFE_LOG_RANGE, _gauss_legendre_rule, _log_abs_sign, _node_factors, _rule_values, check_representable,
+                                    check_nodes, _halve_overflowing)
 
 # %% auto #0
 __all__ = ['SEMIVALUES', 'INDICES_MAX_PLAYERS', 'INTERACTIONS', 'PAIR_SAFE_LOG_RANGE', 'gauss_jacobi_01', 'IndexMeasure',
@@ -362,6 +363,7 @@ def _pair_log(log_abs, zero, n_zero, negative, node_log, node_sign):
 
 def _pair_values(a, b, c, t, u, w):
     "$c(a_i-b_i)(a_j-b_j)\\sum_qw_q\\prod_{k\\ne i,j}F_k(t_q)$ for checked factors, shape (..., p, p); the diagonal is meaningless."
+    a, b, log_k = _halve_overflowing(a, b)               # as notebook 03's _rule_values: a_i − b_i beyond the largest double
     F, zero, n_zero, log_abs, negative, node_log, node_sign = _node_factors(a, b, t, u, w)
     if np.abs(log_abs).max(initial=0.0) < PAIR_SAFE_LOG_RANGE:
         log_int, sign_int = _pair_linear(F, zero, n_zero, node_log, node_sign)
@@ -369,6 +371,7 @@ def _pair_values(a, b, c, t, u, w):
         log_int, sign_int = _pair_log(log_abs, zero, n_zero, negative, node_log, node_sign)
     log_d, sign_d = _log_abs_sign(a - b)
     log_c, sign_c = _log_abs_sign(c)
+    log_c = log_c + log_k
     with np.errstate(over="ignore"):
         return (sign_c[..., None, None] * sign_d[..., :, None] * sign_d[..., None, :] * sign_int
                 * np.exp(log_int + log_d[..., :, None] + log_d[..., None, :] + log_c[..., None, None]))

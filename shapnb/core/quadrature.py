@@ -137,21 +137,32 @@ def _log_integrals(log_abs, zero, n_zero, negative, node_log, node_sign):
     log_total, sign_total = _log_abs_sign(total)
     return log_total + top[..., 0, :], sign_total
 
+def _halve_overflowing(a, b):
+    "Factors with each player's a and b halved where a − b overflows (exact), and per game the log of the 2^k by which c must grow to keep every v(S)."
+    with np.errstate(over="ignore", invalid="ignore"): over = ~np.isfinite(a - b)
+    if not over.any(): return a, b, np.zeros(a.shape[:-1])
+    return np.where(over, a / 2, a), np.where(over, b / 2, b), over.sum(-1) * np.log(2.0)
+
 def _rule_values(a, b, c, t, u, w):
     "$c\\,(a_i-b_i)\\sum_q w_q\\prod_{j\\ne i}F_j(t_q)$ for checked factors and a rule `(t, 1 − t, w)`: log space, then one exp."
+    a, b, log_k = _halve_overflowing(a, b)               # a_i − b_i beyond the largest double, though every v(S) is finite
     log_int, sign_int = _product_shapley_integrals(a, b, t, u, w)
     log_c, sign_c = _log_abs_sign(c)
+    log_c = log_c + log_k
     log_d, sign_d = _log_abs_sign(a - b)
     with np.errstate(over="ignore"):
         return (sign_c[..., None] * sign_d * sign_int) * np.exp(log_int + log_d + log_c[..., None])
 
 def _efficiency_gain(a, b, c):
-    "$v(N)-v(\\emptyset)=c(\\prod a-\\prod b)$ per game, formed in log space."
+    "$v(N)-v(\\emptyset)=c(\\prod a-\\prod b)$ per game, formed in log space (the difference scaled by the larger product: finite when it is)."
     log_pa, sign_pa = _signed_log_product(a)
     log_pb, sign_pb = _signed_log_product(b)
     log_c, sign_c = _log_abs_sign(c)
+    top = np.maximum(log_pa, log_pb)
+    top = np.where(np.isfinite(top), top, 0.0)           # both products 0
+    log_diff, sign_diff = _log_abs_sign(sign_pa * np.exp(log_pa - top) - sign_pb * np.exp(log_pb - top))
     with np.errstate(over="ignore"):
-        return sign_c * (sign_pa * np.exp(log_pa + log_c) - sign_pb * np.exp(log_pb + log_c))
+        return sign_c * sign_diff * np.exp(log_diff + top + log_c)
 
 def product_shapley(a,                    # factors of the players in the coalition, shape (..., p): one game per leading index
                     b=1.0,                # factors of the players outside it, broadcast to a's shape
@@ -202,6 +213,7 @@ def product_shapley_auto(a,                   # factors of the players in the co
     batch, p = a.shape[:-1], a.shape[-1]
     A, B, C = a.reshape(-1, p), b.reshape(-1, p), c.reshape(-1)
     exact = exact_nodes(p)
+    zero = (C == 0) | (A == B).all(-1)                                       # every value 0 at any rule
     values, bound = np.empty(A.shape), np.zeros(len(A))
     nodes = np.full(len(A), exact)
     todo = np.arange(len(A))
@@ -212,8 +224,8 @@ def product_shapley_auto(a,                   # factors of the players in the co
         fine = _rule_values(A[todo], B[todo], C[todo], *_gauss_legendre_rule(fine_m))
         if fine_m == exact: coarse = fine; m = exact; break                 # the exact rule: bound 0
         with np.errstate(invalid="ignore"):                                  # inf − inf is nan: not accepted
-            diff = np.abs(fine - coarse).max(-1)
-            done = diff <= tol * np.abs(fine).max(-1)
+            diff, scale = np.abs(fine - coarse).max(-1), np.abs(fine).max(-1)
+            done = (diff <= tol * scale) & ((scale > 0) | zero[todo])            # two zero results: underflow, or nodes on roots
         values[todo[done]], bound[todo[done]], nodes[todo[done]] = fine[done], diff[done], fine_m
         todo, coarse, m = todo[~done], fine[~done], fine_m
     values[todo] = coarse                                                    # the rest: computed with the exact rule

@@ -91,8 +91,8 @@ def _wrapping_advice(model, name: str) -> str:
 
 FLOAT_EXACT_INT = 2 ** 53   # integers up to this size are exact as float64
 
-def _check_exact_integers(out: np.ndarray, table: bool = False):
-    "Refuse integers (NumPy or Python) that float64 would round (in a game's output, or with `table` in a value table): their differences, of which Shapley values are made, would be lost."
+def _check_exact_integers(out: np.ndarray, table: bool = False, name: str | None = None):
+    "Refuse integers (NumPy or Python) that float64 would round (in a game's output, with `table` in a value table, with `name` in that argument): their differences, of which Shapley values are made, would be lost."
     flat = out.ravel()
     if flat.dtype.kind in "iu":                                  # vectorised: round-trip the large ones through float64
         big = flat[(flat > FLOAT_EXACT_INT) | (flat < -FLOAT_EXACT_INT)] if flat.dtype.kind == "i" else flat[flat > FLOAT_EXACT_INT]
@@ -103,7 +103,8 @@ def _check_exact_integers(out: np.ndarray, table: bool = False):
         flat = big[~exact]                                       # only the inexact ones reach the loop (it names the first)
     for v in flat:
         if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and int(float(v)) != int(v):
-            where, fix = (("the value table holds", "Subtract a constant from the table (its value on the empty coalition, say)")
+            where, fix = ((f"{name} holds", "Scale the factors down") if name is not None else
+                          ("the value table holds", "Subtract a constant from the table (its value on the empty coalition, say)")
                           if table else ("the game returned", "Subtract a constant inside the game (its value on the empty coalition, say)"))
             raise ValueError(f"{where} the integer {int(v)}, beyond 2**53, which float64 cannot hold exactly: the differences "
                              f"between coalitions' values, of which Shapley values are made, would be rounded away. {fix}, or "
@@ -163,6 +164,7 @@ def real_array(x,         # an array-like of real numbers (a scalar counts as a 
     if np.iscomplexobj(check_dense(x, name)): raise ValueError(f"{name} must hold real numbers, got complex values")
     if holds_text(x): raise ValueError(f"{name} must be numeric, got text (numpy would parse it: {np.asarray(x).flat[0]!r}, ...)")
     try: return np.asarray(x, dtype=float)
+    except OverflowError: raise ValueError(f"{name} holds an integer beyond float64's range (about 1.8e308)") from None
     except (TypeError, ValueError) as exc: raise ValueError(f"{name} must be numeric: {exc}") from None
 
 def check_finite(x,         # an array-like of real numbers (a scalar counts as a 0-d array)
