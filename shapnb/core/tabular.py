@@ -527,6 +527,10 @@ def per_feature_steps(model,                 # a fitted model, or a scikit-learn
     "(the steps before the final model as a Pipeline, or None for a bare model; the final model); any other pipeline refused."
     if not is_pipeline(model): return None, model
     from sklearn.pipeline import Pipeline
+    if nested := [name for name, step in model.steps if is_pipeline(step)]:
+        raise ValueError(f"unsupported model Pipeline: its step {nested[0]!r} is itself a Pipeline; pass the pipeline with "
+                         "the inner one's steps in its place, e.g. Pipeline(outer.steps[:-1] + outer.steps[-1][1].steps) for an "
+                         "inner pipeline at the end (the same fitted steps, so the same predict), whose steps are read one by one")
     acting = [(name, step) for name, step in model.steps[:-1] if not _passes(step)]   # a grid search may leave 'passthrough' steps
     for name, step in acting:
         if not (_per_feature(step, encoders) or _reorders(step, encoders)):
