@@ -14,8 +14,8 @@ from .validation import check_coalitions, real_array
 # %% auto #0
 __all__ = ['PER_FEATURE_STEPS', 'is_frame', 'is_series', 'check_tabular', 'catboost_json', 'model_feature_names', 'match_columns',
            'ReorderedColumnsWarning', 'warn_reordered', 'check_unnamed_order', 'one_row_frame', 'match_frames',
-           'HybridRows', 'float_rows', 'check_no_infinity', 'is_pipeline', 'per_feature_steps', 'column_sources',
-           'in_input_order', 'through_steps']
+           'HybridRows', 'float_rows', 'check_no_infinity', 'is_pipeline', 'nested_pipeline_error', 'per_feature_steps',
+           'column_sources', 'in_input_order', 'through_steps']
 
 # %% ../../nbs/06_tabular.ipynb #5d15a107
 def is_frame(X, # anything
@@ -520,6 +520,13 @@ def is_pipeline(model, # anything: a model, a pipeline, a step
     "Whether `model` is a scikit-learn Pipeline."
     return type(model).__module__.startswith("sklearn.") and isinstance(getattr(model, "steps", None), list)
 
+def nested_pipeline_error(name: str, # the step that is itself a Pipeline
+                         ) -> ValueError:
+    "The refusal of a Pipeline among a pipeline's steps, with the way to pass the same fitted steps flat."
+    return ValueError(f"unsupported model Pipeline: its step {name!r} is itself a Pipeline; pass the pipeline with the inner "
+                      "one's steps in its place, e.g. Pipeline(outer.steps[:-1] + outer.steps[-1][1].steps) for an inner "
+                      "pipeline at the end (the same fitted steps, so the same predict), whose steps are read one by one")
+
 def per_feature_steps(model,                 # a fitted model, or a scikit-learn Pipeline whose steps before the last map each feature on its own
                       why: str,              # what a step mixing columns would break, for the refusal ("the kernel is no product ...")
                       encoders: bool = False, # also admit OrdinalEncoders (tree models: a code is no distance for a kernel)
@@ -527,10 +534,6 @@ def per_feature_steps(model,                 # a fitted model, or a scikit-learn
     "(the steps before the final model as a Pipeline, or None for a bare model; the final model); any other pipeline refused."
     if not is_pipeline(model): return None, model
     from sklearn.pipeline import Pipeline
-    if nested := [name for name, step in model.steps if is_pipeline(step)]:
-        raise ValueError(f"unsupported model Pipeline: its step {nested[0]!r} is itself a Pipeline; pass the pipeline with "
-                         "the inner one's steps in its place, e.g. Pipeline(outer.steps[:-1] + outer.steps[-1][1].steps) for an "
-                         "inner pipeline at the end (the same fitted steps, so the same predict), whose steps are read one by one")
     acting = [(name, step) for name, step in model.steps[:-1] if not _passes(step)]   # a grid search may leave 'passthrough' steps
     for name, step in acting:
         if not (_per_feature(step, encoders) or _reorders(step, encoders)):

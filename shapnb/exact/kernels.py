@@ -14,7 +14,7 @@ from ..core.quadrature import (exact_nodes, check_nodes, AutoQuadrature, _check_
 from ..core.indices import (IndexMeasure, check_semivalue, semivalue_measure, check_interaction, interaction_measure,
                                  _gauss_jacobi_rule, _pair_values, _k_sii_first)
 from ..core.scale import is_dask_collection, explain_collection, explain_rows, check_executor
-from ..core.tabular import (model_feature_names, match_columns, float_rows, is_frame, is_series, warn_reordered, check_unnamed_order, per_feature_steps, is_pipeline,
+from ..core.tabular import (model_feature_names, match_columns, float_rows, is_frame, is_series, warn_reordered, check_unnamed_order, per_feature_steps, is_pipeline, nested_pipeline_error,
                                  column_sources, through_steps, in_input_order, _width_error)
 from ..core.explanation import Explanation
 
@@ -601,6 +601,7 @@ def kernel_pipeline(model, # a model kernel_expansion takes, or a scikit-learn P
                    ) -> tuple:
     "(the pipeline's per-feature steps as a Pipeline, or None; per column they hand the kernel, its input feature, or None in place; `kernel_expansion` over the input features)."
     steps, final = per_feature_steps(model, "the kernel is no product over the pipeline's input features")
+    if is_pipeline(final): raise nested_pipeline_error(model.steps[-1][0])   # a fuzzer's: refused as an unknown model before
     expansion = kernel_expansion(final)
     if steps is None: return None, None, expansion
     n_in = getattr(steps, "n_features_in_", None)
