@@ -12,10 +12,10 @@ import numpy as np
 from .validation import check_coalitions, real_array
 
 # %% auto #0
-__all__ = ['PER_FEATURE_STEPS', 'is_frame', 'is_series', 'check_tabular', 'catboost_json', 'model_feature_names', 'match_columns',
-           'ReorderedColumnsWarning', 'warn_reordered', 'check_unnamed_order', 'one_row_frame', 'match_frames',
-           'HybridRows', 'float_rows', 'check_no_infinity', 'is_pipeline', 'nested_pipeline_error', 'per_feature_steps',
-           'column_sources', 'in_input_order', 'through_steps']
+__all__ = ['PER_FEATURE_STEPS', 'is_frame', 'is_series', 'check_tabular', 'catboost_json', 'catboost_feature_names',
+           'model_feature_names', 'match_columns', 'ReorderedColumnsWarning', 'warn_reordered', 'check_unnamed_order',
+           'one_row_frame', 'match_frames', 'HybridRows', 'float_rows', 'check_no_infinity', 'is_pipeline',
+           'nested_pipeline_error', 'per_feature_steps', 'column_sources', 'in_input_order', 'through_steps']
 
 # %% ../../nbs/06_tabular.ipynb #5d15a107
 def is_frame(X, # anything
@@ -118,12 +118,17 @@ def catboost_json(model, # a fitted CatBoost model
         model.save_model(path, format="json")
         with open(path) as f: return json.load(f)
 
-def _catboost_named(model) -> bool:
-    "Whether a CatBoost model was fitted with feature names (its JSON export's `feature_id`s), which its predict matches a frame's columns by."
-    from catboost import CatBoostError
-    try: info = catboost_json(model)["features_info"]
-    except CatBoostError: return False                 # a model the export refuses (text features): its names as they look
-    return any(f.get("feature_id") for kind in ("float_features", "categorical_features") for f in info.get(kind, []))
+def catboost_feature_names(model,          # a fitted CatBoost model
+                           exported=None,  # its `catboost_json` export if already made (None: exported here when needed)
+                          ) -> list[str] | None:
+    "A CatBoost model's feature names, or None when fitted on an array: names like `'0', '1', …` are told apart by the export's `feature_id`s."
+    names = _names(getattr(model, "feature_names_", None))
+    if names != [str(j) for j in range(len(names or []))]: return names    # not the defaults: names it was fitted with
+    from catboost import CatBoostError                   # CatBoost is an optional dependency
+    try: info = (exported or catboost_json(model))["features_info"]
+    except CatBoostError: return None                    # a model the export refuses (text features): the defaults as before
+    named = any(f.get("feature_id") for kind in ("float_features", "categorical_features") for f in info.get(kind, []))
+    return names if named else None
 
 def _names(names) -> list[str] | None:
     "A list of strings, or None for no (or empty) names."
@@ -157,10 +162,7 @@ def model_feature_names(model, # a fitted model, or one of its bound methods (mo
             booster = model if type(model).__name__ == "Booster" else model.booster_
             names = _names(booster.feature_name())
             return None if names == [f"Column_{j}" for j in range(len(names or []))] else names
-        if module.startswith("catboost."):
-            names = _names(getattr(model, "feature_names_", None))
-            default = names == [str(j) for j in range(len(names or []))]   # fitted on an array, or on columns 0, 1, ...
-            return None if default and not _catboost_named(model) else names
+        if module.startswith("catboost."): return catboost_feature_names(model)   # fitted on an array, or on columns 0, 1, ...?
         return _names(getattr(model, "feature_names_in_", None))
     except (AttributeError, ValueError):      # not fitted yet (XGBoost, LightGBM): no names known
         return None

@@ -10,7 +10,7 @@ import numpy as np
 from numba import njit
 from ...core.quadrature import exact_nodes, product_shapley
 from ...core.validation import check_bool, check_int, check_coalitions, holds_text
-from ...core.tabular import (is_frame, is_series, match_columns, model_feature_names, catboost_json, is_pipeline, per_feature_steps,
+from ...core.tabular import (is_frame, is_series, match_columns, model_feature_names, catboost_json, catboost_feature_names, is_pipeline, per_feature_steps,
                                  column_sources, through_steps, in_input_order, _width_error)
 
 # %% auto #0
@@ -1067,7 +1067,7 @@ def _from_catboost(model) -> TreeEnsemble:
         categorical[f] = CategoryCodes(tuple(order), in_arrays=True, unknown="missing",
                                        hasher=_CatBoostHashes(model, f, p, categorical_indices, probes.get(f, [])))
     return TreeEnsemble(trees, bias, p, np.float32, None if k > 1 else np.zeros(len(trees), np.int64),
-                        model_feature_names(model), categorical=categorical, sparse_absent=None, source="CatBoost",
+                        catboost_feature_names(model, j), categorical=categorical, sparse_absent=None, source="CatBoost",
                         lists_as_float64=True)
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #7774b45c
