@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 import numpy as np
 from . import __version__
-from .demo import BUDGET_HELP, run_demo, print_demo, plot_demo, announce_compilation
+from .demo import BUDGET_HELP, run_demo, print_demo, plot_demo, announce_compilation, _print_until_pipe_closes
 from .core.explanation import Explanation
 from .core.validation import check_int
 from .exact.trees import TreeExplainer
@@ -159,7 +159,7 @@ def main(argv=None, # command-line arguments, None for sys.argv[1:]
         announce_compilation()
         out = run_demo(args.row, budget=args.budget)
     except ValueError as e: demo.error(str(e))                   # argparse's usage message, exit status 2
-    print_demo(out, args.top)
-    path = write_report(out, args.out, n_rows=args.rows)
-    print(f"report written to {path.resolve()} ({time.perf_counter() - start:.1f} s)")
+    path = write_report(out, args.out, n_rows=args.rows)       # first: a reader that stops early (| head) still gets it
+    _print_until_pipe_closes(lambda: (print_demo(out, args.top),
+                                      print(f"report written to {path.resolve()} ({time.perf_counter() - start:.1f} s)")))
     if out["efficiency_error"] > 1e-6: raise SystemExit("efficiency check failed")

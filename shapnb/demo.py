@@ -5,6 +5,7 @@
 # %% ../nbs/42_demo.ipynb #4c8fe96e
 from __future__ import annotations
 import argparse
+import os
 import sys
 import numpy as np
 from .core.validation import check_int, random_generator
@@ -86,6 +87,14 @@ def print_demo(out: dict,     # the result of `run_demo`
         print(f"  {out['names'][j]:>7s} {out['values'][j]:+13.4f} {out['kernelshap_values'][j]:+12.4f} ± {out['kernelshap_se'][j]:7.4f}")
     print(f"efficiency: |sum(phi) + E f - f(x)| = {out['efficiency_error']:.2e}")
 
+def _print_until_pipe_closes(show, # prints to standard output
+                            ):
+    "Call `show`; if the reader of a pipe stops reading (`| head`), stop printing without a traceback."
+    try:
+        show(); sys.stdout.flush()
+    except BrokenPipeError:                                 # the rest, and Python's flush at exit, go nowhere
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
 def main(argv=None, # command-line arguments, None for sys.argv[1:]
         ):
     "Console entry point: explain one prediction exactly and by KernelSHAP, and fail if efficiency fails."
@@ -100,7 +109,7 @@ def main(argv=None, # command-line arguments, None for sys.argv[1:]
         announce_compilation()
         out = run_demo(args.row, budget=args.budget)
     except ValueError as e: parser.error(str(e))            # argparse's usage message, exit status 2
-    print_demo(out, args.top)
+    _print_until_pipe_closes(lambda: print_demo(out, args.top))
     if out["efficiency_error"] > 1e-6: raise SystemExit("efficiency check failed")
 
 # %% ../nbs/42_demo.ipynb #a188336a

@@ -9,7 +9,7 @@ import numpy as np
 from .core.games import MarginalGame, exact_shapley, EXACT_MAX_PLAYERS
 from .core.validation import check_bool, check_int, check_n_players, random_generator
 from .core.tabular import (is_frame, is_series, model_feature_names, match_columns, match_frames, is_pipeline,
-                                 one_row_frame, check_unnamed_order, _column_order)
+                                 one_row_frame, check_unnamed_order, _column_order, _unlabelled)
 from .core.scale import ignoring, is_dask_collection
 from .exact.trees import TreeExplainer, tree_ensemble
 from .exact.kernels import ProductKernelExplainer, kernel_pipeline
@@ -38,16 +38,24 @@ def _exact_hint(p: int, unit: str, cost: str = "") -> str:
     if p > EXACT_MAX_PLAYERS: return f" (exact enumeration stops at EXACT_MAX_PLAYERS = {EXACT_MAX_PLAYERS} {unit})"
     return f"; or pass method='exact'{cost}"
 
+def _fitted_width(model) -> int | None:
+    "The number of features `model` (or the model of a bound method) was fitted with, when it says (`n_features_in_`)."
+    try: n = getattr(getattr(model, "__self__", model), "n_features_in_", None)
+    except Exception: return None            # any library's not-fitted error: the model's own check speaks later
+    return int(n) if isinstance(n, (int, np.integer)) and not isinstance(n, bool) else None
+
 def _tables(model, X, data, keep_unseen=lambda: False):
     "(X, data, single): rows (n, p) and background matched by name to the model and to each other (a function gets data's order); `single` for one row."
     names = model_feature_names(model)
-    X = match_columns(X, names, "X")
+    width = None if names is not None else _fitted_width(model)   # a model without names: arrays checked against its width
+    X = match_columns(X, names, "X", width)
     single = is_series(X) or (not is_frame(X) and np.ndim(X) == 1)
     if is_series(X): X = one_row_frame(X)
     elif not is_frame(X): X = np.atleast_2d(X)
     if X.shape[0] == 0 or X.shape[1] == 0: raise ValueError(f"X must hold at least one row and one feature, got shape {X.shape}")
     if data is not None:
-        data = match_columns(data, names, "data")
+        if names is not None and is_series(data) and _unlabelled(data): data = data.to_numpy()   # Series(a.mean(0)): by position
+        data = match_columns(data, names, "data", width)
         if names is None and hasattr(getattr(model, "__self__", model), "predict") and is_frame(data):
             check_unnamed_order(X, [str(c) for c in data.columns], type(getattr(model, "__self__", model)).__name__)
         X, data = match_frames(X, data, "X", "data", keep_unseen())   # the tree route: a category data lacks is read as the model does
@@ -131,6 +139,16 @@ def _is_classifier(model) -> bool:
     except (AttributeError, TypeError, ValueError): pass        # not a scikit-learn estimator: the conventions below
     return getattr(model, "_estimator_type", None) == "classifier" or (hasattr(model, "classes_") and hasattr(model, "predict_proba"))
 
+def _label_kind(model) -> str | None:
+    "'classifier', 'outlier detector' or 'clusterer' when `model`'s predict gives labels (classes, ±1, cluster ids); else None."
+    if _is_classifier(model): return "classifier"
+    kind = getattr(model, "_estimator_type", None)          # scikit-learn before 1.6
+    try:
+        from sklearn.utils import get_tags
+        kind = get_tags(model).estimator_type
+    except (ImportError, AttributeError, TypeError, ValueError): pass   # older scikit-learn, or not one of its estimators
+    return {"outlier_detector": "outlier detector", "clusterer": "clusterer"}.get(kind)
+
 def _row_se_details(se: list, notes: list) -> dict | None:
     "Details of a batch whose rows' standard errors `se` (None where a row's estimator declined, saying why in `notes`) are all or none."
     declined = [i for i, s in enumerate(se) if s is None and notes[i]]   # an estimator that gives no se says why
@@ -143,16 +161,32 @@ def _row_se_details(se: list, notes: list) -> dict | None:
 
 
 # %% ../nbs/41_explain.ipynb #ed989f24
-def _refuse_classifier(model, # a model explained through its predict
-                      why: str = "", # said after the message: why no exact route took it
-                     ) -> None:
-    "A ValueError naming the score to explain instead if `model` is a classifier, whose predict gives labels."
-    if not _is_classifier(model): return
-    score = ("lambda X: model.predict_proba(X)[:, 1]" if hasattr(model, "predict_proba") else
-             "lambda X: model.decision_function(X)" if hasattr(model, "decision_function") else "a score of the model")
-    raise ValueError(f"{type(model).__name__} is a classifier: its predict returns class labels, whose Shapley values mean "
-                     f"nothing; explain a probability or a score instead, e.g. explain({score}, X, data=...) (or pass "
+def _refuse_labels(model, # a model explained through its predict
+                   why: str = "", # said after the message: why no exact route took it
+                  ) -> None:
+    "A ValueError naming the score to explain instead if `model`'s predict gives labels (a classifier, an outlier detector, a clusterer)."
+    kind = _label_kind(model)
+    if kind is None: return
+    has = lambda method: hasattr(model, method)
+    labels, score = {
+        "classifier": ("class labels", "lambda X: model.predict_proba(X)[:, 1]" if has("predict_proba") else
+                       "lambda X: model.decision_function(X)" if has("decision_function") else "a score of the model"),
+        "outlier detector": ("labels (1 inlier, -1 outlier)", "lambda X: model.score_samples(X)" if has("score_samples") else
+                             "lambda X: model.decision_function(X)" if has("decision_function") else "a score of the model"),
+        "clusterer": ("cluster ids", "lambda X: model.transform(X)[:, 0] (the distance to cluster 0)" if has("transform")
+                      else "a score of the model")}[kind]
+    what = "a probability or a score" if kind == "classifier" else "a score"
+    raise ValueError(f"{type(model).__name__} is {'an' if kind[0] in 'aeiou' else 'a'} {kind}: its predict returns {labels}, whose "
+                     f"Shapley values mean nothing; explain {what} instead, e.g. explain({score}, X, data=...) (or pass "
                      f"model.predict itself to explain the labels as numbers){why}")
+
+def _refuse_dmatrix_booster(model, # a model explained through its predict
+                           ) -> None:
+    "A TypeError if `model` is an xgboost.Booster, whose predict takes a DMatrix, not rows: naming the function to pass instead."
+    if type(model).__name__ == "Booster" and type(model).__module__.startswith("xgboost"):
+        raise TypeError("an xgboost.Booster predicts from a DMatrix, not from rows: pass a function of the rows instead, e.g. "
+                        "explain(lambda X: booster.inplace_predict(X, predict_type='margin'), X, data=...) for the margin that "
+                        "method='tree' explains (predict_type='value' for the transformed output), or use method='tree'")
 
 def _explain_model(model, X, method, data, budget, seed, progress, names, options, executor=None, chunk_size=None) -> Explanation:
     "Explanation of the (matched) rows `X` of a model, the rows or each row's game evaluations run through `executor` if given."
@@ -162,7 +196,7 @@ def _explain_model(model, X, method, data, budget, seed, progress, names, option
         values = _exact_rows(explainer, X, progress, executor, method, chunk_size)
         return Explanation(values, explainer.expected_value, data=X, feature_names=names,
                            output_names=_output_names(model, explainer, values), method=method)
-    _refuse_classifier(model)
+    _refuse_labels(model); _refuse_dmatrix_booster(model)
     if data is None: raise ValueError(f"method={method!r} on a model needs background data (rows to average missing features over)")
     predict = model.predict if hasattr(model, "predict") else model
     if not callable(predict): raise ValueError("the model must have a predict method or be callable")
@@ -265,9 +299,10 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
         not_kernel = not_tree and _refusal(kernel_pipeline, model_or_game)
         method = "tree" if not not_tree else "kernel" if not not_kernel else "kernelshap"
         final = model_or_game.steps[-1][1] if is_pipeline(model_or_game) else model_or_game   # a pipeline: its final model's
+        final = getattr(final, "best_estimator_", final)       # a fitted search (GridSearchCV): its model's
         tree_library = type(final).__module__.startswith(("xgboost", "lightgbm", "catboost", "sklearn.ensemble", "sklearn.tree"))
         if method == "kernelshap":   # a classifier first: a budget or data would not help it
-            _refuse_classifier(model_or_game, f" (not explained exactly: {not_tree if tree_library else not_kernel})")
+            _refuse_labels(model_or_game, f" (not explained exactly: {not_tree if tree_library else not_kernel})")
         if method == "kernelshap" and data is None:
             why = not_tree if tree_library else not_kernel      # the refusal that concerns this model
             raise ValueError(f"method='auto': {type(model_or_game).__name__} is not a model that shapnb explains exactly ({why}), "

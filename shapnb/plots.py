@@ -45,9 +45,11 @@ def _check_explanation(expl, drawn: bool = True) -> Explanation:
     if expl.n_features is None:
         raise ValueError("this Explanation holds one selected feature (e[:, name]); pass the whole explanation, "
                          "or a list of features (e[:, [name]])")
-    largest = max(np.abs(expl.values).max(initial=0.0), np.abs(expl.base_values).max(initial=0.0))
+    s = expl.uncertainty
+    largest = max(np.abs(expl.values).max(initial=0.0), np.abs(expl.base_values).max(initial=0.0),
+                  0.0 if s is None else np.abs(s).max(initial=0.0))   # error bars too
     if drawn and largest > DRAWABLE:
-        raise ValueError(f"values up to {largest:.3g} are too large to draw (matplotlib's axes overflow near 1.8e308); "
+        raise ValueError(f"values (or their standard errors) up to {largest:.3g} are too large to draw (matplotlib's axes overflow near 1.8e308); "
                          "plot the explanation divided by a power of ten")
     return expl
 

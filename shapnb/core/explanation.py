@@ -364,6 +364,15 @@ def _abs(self) -> Explanation:
 Explanation.abs = property(_abs, doc=_abs.__doc__)
 
 # %% ../../nbs/04_explanation.ipynb #c6d2fa53
+def _rescaled(reduce, # a reduction over `axis` that keeps it: a sum, a mean, a root sum of squares
+              s,      # the array reduced
+              axis: int, # the axis reduced
+             ):
+    "reduce(s), on `s` divided by its largest magnitude along `axis` where that lies beyond 1e±150 (so that no sum or square over- or underflows); on `s` itself elsewhere."
+    top = np.abs(s).max(axis, keepdims=True, initial=0.0)
+    scale = np.where(np.isfinite(top) & (top > 0) & ((top > 1e150) | (top < 1e-150)), top, 1.0)
+    return reduce(s / scale) * scale
+
 def _reduce(self, axis, total: bool) -> Explanation:
     "Mean (or sum) over one axis of `values`, with base values, data, counts and spreads reduced as documented."
     axes = _axes(self)
@@ -371,17 +380,19 @@ def _reduce(self, axis, total: bool) -> Explanation:
     if not -len(axes) <= axis < len(axes): raise ValueError(f"axis {axis} is out of range for values of shape {self.shape}")
     name = axes[axis]
     v, base, se, sd, data = self._v, self._base, self._se, self._sd, self._data
-    agg = np.sum if total else np.mean
+    agg = lambda x, axis, keepdims: _rescaled(lambda y: (np.sum if total else np.mean)(y, axis, keepdims=True), x, axis)
     features, outputs, n_evals = self.feature_names, self.output_names, self.n_evals
     if name == "rows":
         n = len(v)
         copy_of = np.unique(_estimates(self), return_inverse=True)[1].ravel()   # copies of one estimate carry one error
-        def combine(s):
-            if self._folded: return s.sum(0, keepdims=True)   # |phi|: errors that do not cancel
-            by_estimate = np.zeros((copy_of.max() + 1,) + s.shape[1:])
-            np.add.at(by_estimate, copy_of, s)                 # a copy's error is its original's: added, not independent
-            return np.sqrt((by_estimate ** 2).sum(0, keepdims=True))
-        spread = lambda s: None if s is None else combine(s) / (1 if total else n)
+        def combine(s):                                        # the spread of the rows' sum (or mean)
+            if self._folded: reduce = lambda y: y.sum(0, keepdims=True)   # |phi|: errors that do not cancel
+            else:
+                by_estimate = np.zeros((copy_of.max() + 1,) + s.shape[1:])
+                np.add.at(by_estimate, copy_of, s)             # a copy's error is its original's: added, not independent
+                s, reduce = by_estimate, lambda y: np.sqrt((y ** 2).sum(0, keepdims=True))
+            return _rescaled(lambda y: reduce(y) / (1 if total else n), s, 0)
+        spread = lambda s: None if s is None else combine(s)
         se, sd = spread(se), spread(sd)
         v, base = agg(v, 0, keepdims=True), agg(base, 0, keepdims=True)
         if data is not None:

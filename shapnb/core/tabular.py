@@ -277,6 +277,11 @@ def one_row_frame(row, # a Series: one row of a frame, indexed by its column lab
     import pandas as pd
     return pd.DataFrame([row.to_numpy()], columns=row.index).infer_objects()
 
+def _unlabelled(row) -> bool:
+    "Whether a Series has pandas' default index 0..p-1 (no labels, e.g. Series(a.mean(0))): one row read by position."
+    import pandas as pd
+    return isinstance(row.index, pd.RangeIndex) and row.index.equals(pd.RangeIndex(len(row)))
+
 def _as_frame_like(A, template, what: str, template_what: str = "the frame it is matched to"):
     "An array (p,) or (n, p), or a Series, as a DataFrame with `template`'s columns."
     import pandas as pd
@@ -359,8 +364,11 @@ def _unify_column(a, b, column: str, a_what: str, b_what: str, keep_unseen: bool
             if not unseen: _categories_fit(a, b.dtype, a_what, b_what, column)   # by value, in the background's category order (its codes):
             dtype = pd.CategoricalDtype([*b.dtype.categories, *unseen], ordered=b.dtype.ordered) if unseen else b.dtype
             a, b = (a.astype(object) if isinstance(a.dtype, pd.CategoricalDtype) else a).astype(dtype), b
-        elif isinstance(a.dtype, pd.CategoricalDtype):
-            _categories_fit(b, a.dtype, b_what, a_what, column); a, b = a, b.astype(a.dtype)
+        elif isinstance(a.dtype, pd.CategoricalDtype):    # X's categories may be only those it holds: data's other values
+            unseen = _unknown_categories(b, a.dtype) if keep_unseen else []   # appended after X's, which keep their codes
+            if not unseen: _categories_fit(b, a.dtype, b_what, a_what, column)
+            dtype = pd.CategoricalDtype([*a.dtype.categories, *unseen], ordered=a.dtype.ordered) if unseen else a.dtype
+            a, b = a.astype(dtype), b.astype(dtype)
         elif _numeric_like(a) and _numeric_like(b): a, b = _common_numeric(a, b)
         elif a.dtype != b.dtype: a, b = a.astype(b.dtype), b
     except (TypeError, ValueError) as exc:
@@ -396,10 +404,9 @@ def match_frames(X,                      # rows to explain: array, DataFrame or 
     "`(X, data)` with the same columns in `data`'s order and one dtype per column (frames if either is one); arrays width-checked."
     import pandas as pd
     check_tabular(X, what); check_tabular(data, data_what)
-    if is_series(data):                              # one background row: by its labels; with the default 0..p-1 (no labels,
-        unlabelled = isinstance(data.index, pd.RangeIndex) and data.index.equals(pd.RangeIndex(len(data)))   # e.g. Series(a.mean(0)))
-        data = data.to_numpy() if unlabelled and not (is_frame(X) and [str(c) for c in X.columns] == [str(j) for j in range(len(data))]) \
-            else one_row_frame(data)                 # by position, as an array is
+    if is_series(data):                              # one background row: by its labels; unlabelled, by position as an array is
+        data = data.to_numpy() if _unlabelled(data) and not (is_frame(X) and [str(c) for c in X.columns] == [str(j) for j in range(len(data))]) \
+            else one_row_frame(data)
     x_array, data_array = not (is_frame(X) or is_series(X)), not is_frame(data)
     if x_array and data_array:
         X, data = np.asarray(X), np.asarray(data)
