@@ -5,8 +5,9 @@ Every game here is synthetic, built from a fixed seed, with exact Shapley values
 games, `exact_shapley` by enumeration otherwise): sums of unanimity games (positive or mixed signs, also shifted by
 1e9 and scaled by 1e-12), weighted voting games (Pareto and log-normal weights), a random tanh network and a random
 cubic polynomial explained against a baseline row, a game of three dominant players among near-null ones, a
-heavy-tailed game (exp of random pairwise interactions), an additive game, and (not in CELLS: run it by name, `min:10`)
-the minimum of the players' weights; p from 3 to 24. Each method runs with
+heavy-tailed game (exp of random pairwise interactions), an additive game, and (not in CELLS: run them by name, `min:10`,
+`product:10`) the minimum of the players' weights and products of log-normal factors, v(S) = prod over S of a_i
+(`product`: sigma 0.6; `product_heavy`: sigma 1.5); p from 3 to 24. Each method runs with
 its defaults at budgets p+2, 2p, 3p, 4p, 8p (and 16p for p <= 12):
 
   python bench/synthetic_families.py run METHOD SEED0 SEED1 [cells=fam:p,...] [budgets=3p,4p,...]
@@ -92,6 +93,11 @@ def minimum(p, rng):
     a = rng.exponential(1, p)
     return EnumeratedGame(lambda Z: np.where(Z.any(1), np.where(Z, a, np.inf).min(1), 0.0), p)
 
+def product(p, rng, sigma):
+    "v(S) = the product of the players' log-normal(0, sigma) factors in S (1 for the empty coalition)."
+    a = rng.lognormal(0, sigma, p)
+    return EnumeratedGame(lambda Z: np.where(Z, a, 1.0).prod(1), p)
+
 def additive(p, rng):
     a = rng.normal(size=p)
     return EnumeratedGame(lambda Z: 3.0 + Z.astype(float) @ a, p)
@@ -108,7 +114,8 @@ def make(family, p):
                 "voting_ln": lambda: voting(p, rng(family), lambda r, n: r.lognormal(0, 0.7, n), quota=0.5),
                 "nn": lambda: tanh_network(p, rng(family)), "poly3": lambda: cubic(p, rng(family)),
                 "heavy": lambda: heavy_tailed(p, rng(family)), "additive": lambda: additive(p, rng(family)),
-                "min": lambda: minimum(p, rng(family))}
+                "min": lambda: minimum(p, rng(family)),
+                "product": lambda: product(p, rng(family), 0.6), "product_heavy": lambda: product(p, rng(family), 1.5)}
     return builders[family]()
 
 def budgets(p):

@@ -854,9 +854,11 @@ def _from_xgboost(model, iteration_range=None, missing=None) -> TreeEnsemble:
     matrix = xgboost.DMatrix(x0, feature_names=booster.feature_names, feature_types=booster.feature_types,
                              enable_categorical=True)
     margin = booster.predict(matrix, output_margin=True, iteration_range=(begin, end))
-    base = np.asarray(margin, np.float64).reshape(-1) - ensemble.predict(x0)[0]   # carries float32 rounding of the sum
+    leaves = ensemble.predict(x0)[0]
+    base = np.asarray(margin, np.float64).reshape(-1) - leaves    # carries XGBoost's float32 rounding of its sum over the trees
     exact = _xgboost_base_margin(learner, k)
-    if exact is not None and np.allclose(exact, base, rtol=1e-5, atol=1e-5 * max(1.0, np.abs(base).max())): base = exact
+    rounding = 2 * len(trees) * np.finfo(np.float32).eps * max(np.abs(margin).max(), np.abs(leaves).max())   # that sum's, at most
+    if exact is not None and np.allclose(exact, base, rtol=1e-5, atol=1e-5 * max(1.0, np.abs(base).max()) + rounding): base = exact
     ensemble.base = base
     return ensemble
 
