@@ -122,14 +122,10 @@ def _exact_rows(explainer, X, progress: bool, executor, method: str, chunk_size=
             parts.append(explainer.shap_values(_row_block(X, lo, lo + step))); bar.update(len(parts[-1]))
     return np.concatenate(parts)
 
-def _output_names(model, explainer, values: np.ndarray):
-    "Names of the k outputs of (n, p, k) values: the explainer's, else the model's classes_ when there are k; None otherwise."
-    if values.ndim != 3: return None
+def _output_names(explainer, values: np.ndarray):
+    "Names of the k outputs of (n, p, k) values: the explainer's (class labels only where the outputs are classes); None otherwise."
     names = getattr(explainer, "output_names", None)
-    if names is not None and len(names) == values.shape[2]: return list(names)
-    classes = getattr(model, "classes_", None)
-    if classes is not None and len(classes) == values.shape[2]: return [str(c) for c in classes]
-    return None
+    return list(names) if values.ndim == 3 and names is not None and len(names) == values.shape[2] else None
 
 def _is_classifier(model) -> bool:
     "Whether `model` is a classifier (scikit-learn's tags, the older `_estimator_type`, or `classes_` with `predict_proba`), whose predict gives labels."
@@ -188,6 +184,19 @@ def _refuse_dmatrix_booster(model, # a model explained through its predict
                         "explain(lambda X: booster.inplace_predict(X, predict_type='margin'), X, data=...) for the margin that "
                         "method='tree' explains (predict_type='value' for the transformed output), or use method='tree'")
 
+def _refuse_several_outputs(model, # a model explained through its predict
+                            X,     # its matched rows, of which the first is predicted
+                            why: str = "", # said after the message: why no exact route took it
+                           ) -> None:
+    "A ValueError naming the output to pick if `model`'s predict gives several values per row (the estimators explain one)."
+    predict = model.predict if hasattr(model, "predict") else model
+    try: shape = np.shape(predict(_row_block(X, 0, 1)))
+    except Exception: return                     # a predict that fails is reported by the game's own checks, with the rows
+    if len(shape) == 2 and shape[1] > 1:
+        raise ValueError(f"{type(model).__name__}'s predict returns {shape[1]} values per row, and the model-agnostic estimators "
+                         f"explain one output at a time: explain(lambda X: model.predict(X)[:, j], X, data=...) explains "
+                         f"output j{why}")
+
 def _explain_model(model, X, method, data, budget, seed, progress, names, options, executor=None, chunk_size=None) -> Explanation:
     "Explanation of the (matched) rows `X` of a model, the rows or each row's game evaluations run through `executor` if given."
     if method in ("tree", "kernel"):
@@ -195,7 +204,7 @@ def _explain_model(model, X, method, data, budget, seed, progress, names, option
         explainer = (TreeExplainer if method == "tree" else ProductKernelExplainer)(model, data, **options)
         values = _exact_rows(explainer, X, progress, executor, method, chunk_size)
         return Explanation(values, explainer.expected_value, data=X, feature_names=names,
-                           output_names=_output_names(model, explainer, values), method=method)
+                           output_names=_output_names(explainer, values), method=method)
     _refuse_labels(model); _refuse_dmatrix_booster(model)
     if data is None: raise ValueError(f"method={method!r} on a model needs background data (rows to average missing features over)")
     predict = model.predict if hasattr(model, "predict") else model
@@ -301,10 +310,11 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
         final = model_or_game.steps[-1][1] if is_pipeline(model_or_game) else model_or_game   # a pipeline: its final model's
         final = getattr(final, "best_estimator_", final)       # a fitted search (GridSearchCV): its model's
         tree_library = type(final).__module__.startswith(("xgboost", "lightgbm", "catboost", "sklearn.ensemble", "sklearn.tree"))
-        if method == "kernelshap":   # a classifier first: a budget or data would not help it
-            _refuse_labels(model_or_game, f" (not explained exactly: {not_tree if tree_library else not_kernel})")
+        why = not_tree if tree_library else not_kernel          # the refusal that concerns this model
+        if method == "kernelshap":   # a classifier or several outputs first: a budget or data would not help them
+            _refuse_labels(model_or_game, f" (not explained exactly: {why})")
+            _refuse_several_outputs(model_or_game, X, f" (not explained exactly: {why})")
         if method == "kernelshap" and data is None:
-            why = not_tree if tree_library else not_kernel      # the refusal that concerns this model
             raise ValueError(f"method='auto': {type(model_or_game).__name__} is not a model that shapnb explains exactly ({why}), "
                              "and the model-agnostic estimators need background data (rows to average missing features "
                              "over) and a budget: pass data=... and budget=...")
@@ -313,8 +323,8 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
                           "explains its predict by KernelSHAP on the marginal game over data instead", stacklevel=2)
         if method == "kernelshap" and budget is None:
             p_x = X.shape[1]
-            raise ValueError("method='auto' explains this model by KernelSHAP on the marginal game over data, which needs a "
-                             "budget (game evaluations per row), e.g. budget=200"
+            raise ValueError(f"method='auto' explains this model by KernelSHAP on the marginal game over data (not explained "
+                             f"exactly: {why}), which needs a budget (game evaluations per row), e.g. budget=200"
                              + _exact_hint(p_x, "features", f" to evaluate all 2^{p_x} coalitions of each row "
                                                             f"({2 ** p_x * len(data)} predictions per row)"))
     if method in ("tree", "kernel") and (unused := [n for n, v in (("budget", budget), ("seed", seed)) if v is not None]):

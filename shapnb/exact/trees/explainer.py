@@ -43,9 +43,11 @@ def _free_memory() -> int | None:
 
 # %% ../../../nbs/13_tree_explainer.ipynb #804fb54f
 def _output_names(model, n_outputs: int) -> list[str] | None:
-    "The class labels of a classifier explained with one output per class, else None."
+    "The class labels of a classifier explained with one output per class, else None (outputs that are label columns)."
     classes = getattr(model, "classes_", None)
     if n_outputs < 2 or classes is None or len(classes) != n_outputs: return None
+    final = model.steps[-1][1] if isinstance(getattr(model, "steps", None), list) else model
+    if str(getattr(final, "objective", "")).startswith("binary:"): return None   # XGBoost on a 0/1 label matrix: a margin per column
     return [str(c) for c in classes]
 
 # %% ../../../nbs/13_tree_explainer.ipynb #ca6b0f53
