@@ -380,7 +380,7 @@ def _reduce(self, axis, total: bool) -> Explanation:
     if not -len(axes) <= axis < len(axes): raise ValueError(f"axis {axis} is out of range for values of shape {self.shape}")
     name = axes[axis]
     v, base, se, sd, data = self._v, self._base, self._se, self._sd, self._data
-    agg = lambda x, axis, keepdims: _rescaled(lambda y: (np.sum if total else np.mean)(y, axis, keepdims=True), x, axis)
+    agg = lambda x, axis: _rescaled(lambda y: (np.sum if total else np.mean)(y, axis, keepdims=True), x, axis)   # axis kept
     features, outputs, n_evals = self.feature_names, self.output_names, self.n_evals
     if name == "rows":
         n = len(v)
@@ -394,17 +394,17 @@ def _reduce(self, axis, total: bool) -> Explanation:
             return _rescaled(lambda y: reduce(y) / (1 if total else n), s, 0)
         spread = lambda s: None if s is None else combine(s)
         se, sd = spread(se), spread(sd)
-        v, base = agg(v, 0, keepdims=True), agg(base, 0, keepdims=True)
+        v, base = agg(v, 0), agg(base, 0)
         if data is not None:
-            try: data = agg(data.astype(float), 0, keepdims=True)
+            try: data = agg(data.astype(float), 0)
             except (TypeError, ValueError): data = None        # text or categories: no mean
         first = np.unique(copy_of, return_index=True)[1]                     # a repeated row spent its evaluations once
         n_evals = None if n_evals is None else int(np.sum(np.broadcast_to(n_evals, n)[first]))
     elif name == "features":
-        v, se, sd, data = agg(v, 1, keepdims=True), None, None, None
+        v, se, sd, data = agg(v, 1), None, None, None
         features = [f"{'sum' if total else 'mean'} of {self._v.shape[1]} features"]
     else:
-        v, base, se, sd = agg(v, 2, keepdims=True), agg(base, 1, keepdims=True), None, None
+        v, base, se, sd = agg(v, 2), agg(base, 1), None, None
         outputs = None
     new = _derive(self, v, base, se, sd, data, features, outputs, rows=self._rows and name != "rows",
                   multi=self._multi and name != "outputs", feature_axis=self._feature_axis and name != "features",

@@ -167,7 +167,8 @@ def fit_surrogate(surrogate,    # a kind of SURROGATES, a tree regressor, or an 
     _check_surrogate(surrogate)
     if not is_surrogate(surrogate): return CoalitionSurrogate(surrogate, seed=seed).fit(Z, y, weights)
     Z = check_coalitions(Z)
-    fitted = copy.deepcopy(surrogate).fit(Z, np.asarray(y, float), None if weights is None else np.asarray(weights, float))
+    y = np.asarray(y, float)
+    fitted = copy.deepcopy(surrogate).fit(Z, y, None if weights is None else np.asarray(weights, float))
     if not all(callable(getattr(fitted, f, None)) for f in ("predict", "shapley")):
         raise TypeError(f"{type(surrogate).__name__}.fit must return the fitted surrogate (with predict and shapley), "
                         f"got {type(fitted).__name__}")
@@ -181,7 +182,7 @@ def fit_surrogate(surrogate,    # a kind of SURROGATES, a tree regressor, or an 
         raise ValueError(f"{name}.predict(Z) must return one finite value per row; for the 2 coalitions ∅ and N it returned "
                          f"shape {pred.shape}{'' if pred.shape != (2,) else ' with non-finite values'}")
     g0, g1 = pred
-    scale = max(abs(g0), abs(g1), np.abs(phi).sum(), np.abs(np.asarray(y, float)).max(), np.finfo(float).tiny)   # its arithmetic is at y's size
+    scale = max(abs(g0), abs(g1), np.abs(phi).sum(), np.abs(y).max(initial=0.0), np.finfo(float).tiny)   # its arithmetic is at y's size
     if abs(phi.sum() - (g1 - g0)) > 1e-8 * scale:              # exact Shapley values of its own game add up to g(N) - g(∅)
         raise ValueError(f"{name}.shapley() sums to {phi.sum():.6g}, but its predict gives g(N) - g(∅) = {g1 - g0:.6g}: the "
                          "surrogate's Shapley values must be those of the game its predict computes (efficiency)")

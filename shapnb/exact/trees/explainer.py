@@ -12,7 +12,7 @@ import numpy as np
 from ...core.explanation import Explanation
 from ...core.indices import check_interaction, check_semivalue, sii_to_shap
 from ...core.scale import is_dask_collection, explain_collection, explain_rows, check_executor, kernel_lock
-from ...core.tabular import is_frame, warn_reordered, check_unnamed_order
+from ...core.tabular import is_frame, warn_reordered, check_unnamed_order, is_pipeline
 from ...core.validation import check_bool, check_int
 from .ensemble import tree_ensemble
 from .indices import tree_interactions, tree_semivalues
@@ -46,7 +46,7 @@ def _output_names(model, n_outputs: int) -> list[str] | None:
     "The class labels of a classifier explained with one output per class, else None (outputs that are label columns)."
     classes = getattr(model, "classes_", None)
     if n_outputs < 2 or classes is None or len(classes) != n_outputs: return None
-    final = model.steps[-1][1] if isinstance(getattr(model, "steps", None), list) else model
+    final = model.steps[-1][1] if is_pipeline(model) else model
     if str(getattr(final, "objective", "")).startswith("binary:"): return None   # XGBoost on a 0/1 label matrix: a margin per column
     return [str(c) for c in classes]
 
