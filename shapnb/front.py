@@ -9,7 +9,7 @@ import numpy as np
 from .core.games import MarginalGame, exact_shapley, EXACT_MAX_PLAYERS
 from .core.validation import check_bool, check_int, check_n_players, random_generator
 from .core.tabular import (is_frame, is_series, model_feature_names, match_columns, match_frames, is_pipeline,
-                                 one_row_frame, check_unnamed_order, _column_order, _unlabelled)
+                                 one_row_frame, check_unnamed_order, _column_order, _unlabelled, _unknown_categories)
 from .core.scale import ignoring, is_dask_collection
 from .exact.trees import TreeExplainer, tree_ensemble
 from .exact.kernels import ProductKernelExplainer, kernel_pipeline
@@ -81,15 +81,15 @@ def _quiet_repeats(active: bool):
     return ignoring(Warning, ".*fewer evaluations than players") if active else contextlib.nullcontext()
 
 def _estimate(est) -> tuple:
-    "(values, base, se, sd, n_evals, note) read off an estimator's `Explanation`; note: why it reports no se, if it says."
-    return est.values, float(est.base_values), est.se, est.sd, est.n_evals, est.details.get("se_note")
+    "(values, base, se, sd, n_evals, details) read off an estimator's `Explanation`; its details say (`se_note`) why it gives no se."
+    return est.values, float(est.base_values), est.se, est.sd, est.n_evals, est.details
 
 def _explain_game(game, p, method, budget, seed, progress, options, executor=None, chunk_size=None) -> tuple:
-    "(values, base, se, sd, n_evals, note) of one game by `method`, its evaluations run through `executor` if given."
+    "(values, base, se, sd, n_evals, details) of one game by `method`, its evaluations run through `executor` if given."
     if method == "exact":
         if options: raise ValueError(f"method='exact' takes no options, got {sorted(options)}")
         phi, values = exact_shapley(game, p, executor=executor, return_values=True, chunk_size=chunk_size)   # v(∅): values[0]
-        return phi, float(values[0]), None, None, 2 ** p, None
+        return phi, float(values[0]), None, None, 2 ** p, {}
     budget = _check_budget(method, budget)
     if method == "kernelshap":
         options.setdefault("progress", None if progress else False)   # None: kernel_shap's bar for long bootstraps
@@ -145,6 +145,17 @@ def _label_kind(model) -> str | None:
     except (ImportError, AttributeError, TypeError, ValueError): pass   # older scikit-learn, or not one of its estimators
     return {"outlier_detector": "outlier detector", "clusterer": "clusterer"}.get(kind)
 
+def _is_scalar(value) -> bool:
+    "Whether a detail is a number, a flag, a word or None (not an array, a design or a fitted model)."
+    return value is None or isinstance(value, (bool, int, float, str, np.bool_, np.integer, np.floating))
+
+def _row_scalars(details: list) -> dict:
+    "What a batch keeps of its rows' estimator `details`: the scalars every row shares, and each row's in 'row_details' (arrays and models dropped)."
+    rows = [{key: value for key, value in d.items() if key != "se_note" and _is_scalar(value)} for d in details]
+    if not any(rows): return {}
+    shared = {key: value for key, value in rows[0].items() if all(key in r and type(r[key]) is type(value) and r[key] == value for r in rows)}
+    return {**shared, "row_details": rows}
+
 def _row_se_details(se: list, notes: list) -> dict | None:
     "Details of a batch whose rows' standard errors `se` (None where a row's estimator declined, saying why in `notes`) are all or none."
     declined = [i for i, s in enumerate(se) if s is None and notes[i]]   # an estimator that gives no se says why
@@ -197,6 +208,31 @@ def _refuse_several_outputs(model, # a model explained through its predict
                          f"explain one output at a time: explain(lambda X: model.predict(X)[:, j], X, data=...) explains "
                          f"output j{why}")
 
+def _as_fitted_categories(model, # a model explained through its predict (or its bound predict)
+                          X,     # its matched rows: a DataFrame (converted) or an array (returned as it is)
+                          data,  # its matched background, like X
+                         ) -> tuple:
+    "(X, data) with the text columns that an XGBoost or LightGBM `model` was fitted on as pandas categoricals given its categories."
+    import pandas as pd
+    owner = getattr(model, "__self__", model)
+    if not is_frame(X) or not type(owner).__module__.startswith(("xgboost", "lightgbm")): return X, data
+    text = [j for j, dtype in enumerate(X.dtypes) if pd.api.types.is_object_dtype(dtype) or isinstance(dtype, pd.StringDtype)]
+    if not text: return X, data
+    try: codes = tree_ensemble(owner).categorical       # per feature its CategoryCodes: the categories as stored at fit
+    except Exception: return X, data                     # a model the tree layer does not read: its own predict speaks
+    if codes is None: return X, data
+    X, data = X.copy(), data.copy()
+    for j in text:
+        if codes[j] is None or codes[j].categories is None or codes[j].in_arrays: continue
+        dtype, column = pd.CategoricalDtype(list(codes[j].categories)), str(X.columns[j])
+        for frame, what in ((X, "X"), (data, "data")):
+            unknown = _unknown_categories(frame.iloc[:, j], dtype)
+            if unknown and codes[j].unknown == "error":   # XGBoost refuses a category it was not fitted with
+                raise ValueError(f"{what}'s column {column!r} holds {unknown[:5]}, which are not categories the "
+                                 f"{type(owner).__name__} was fitted with ({list(dtype.categories)[:10]})")
+            frame.isetitem(j, frame.iloc[:, j].astype(dtype))   # LightGBM reads an unknown category as missing, as its predict does
+    return X, data
+
 def _explain_model(model, X, method, data, budget, seed, progress, names, options, executor=None, chunk_size=None) -> Explanation:
     "Explanation of the (matched) rows `X` of a model, the rows or each row's game evaluations run through `executor` if given."
     if method in ("tree", "kernel"):
@@ -207,6 +243,7 @@ def _explain_model(model, X, method, data, budget, seed, progress, names, option
                            output_names=_output_names(explainer, values), method=method)
     _refuse_labels(model); _refuse_dmatrix_booster(model)
     if data is None: raise ValueError(f"method={method!r} on a model needs background data (rows to average missing features over)")
+    X, data = _as_fitted_categories(model, X, data)        # text where the model was fitted on categoricals: its predict refuses text
     predict = model.predict if hasattr(model, "predict") else model
     if not callable(predict): raise ValueError("the model must have a predict method or be callable")
     p = X.shape[1]
@@ -217,10 +254,11 @@ def _explain_model(model, X, method, data, budget, seed, progress, names, option
     with _quiet_repeats(warned):
         out = [_explain_game(MarginalGame(predict, row(i), data), p, method, budget, rng, False, dict(options), executor, chunk_size)
                for i in progress_bar(range(len(X)), enabled=progress and len(X) > 1, desc=f"{method} rows")]
-    v, base, se, sd, n, notes = map(list, zip(*out))
+    v, base, se, sd, n, details = map(list, zip(*out))
+    notes = [d.get("se_note") for d in details]
     return Explanation(np.array(v), np.array(base), se=None if any(s is None for s in se) else np.array(se),
-                       sd=None if any(s is None for s in sd) else np.array(sd), data=X, feature_names=names,
-                       n_evals=np.array(n), method=method, details=_row_se_details(se, notes))
+                       sd=None if any(s is None for s in sd) else np.array(sd), data=X, feature_names=names, n_evals=np.array(n),
+                       method=method, details={**_row_scalars(details), **(_row_se_details(se, notes) or {})} or None)
 
 # %% ../nbs/41_explain.ipynb #adf20d1d
 def _names_in_model_order(names, given: list, matched: list) -> list:
@@ -286,9 +324,8 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
                                  + _exact_hint(p, "players"))
         if method != "exact": budget = _check_budget(method, budget)
         with _quiet_repeats(method != "exact" and _warn_unidentified(method, budget, p)):
-            v, base, se, sd, n, note = _explain_game(model_or_game, p, method, budget, seed, progress, dict(options), executor, chunk_size)
-        return Explanation(v, base, se=se, sd=sd, feature_names=feature_names, n_evals=n, method=method,
-                           details={"se_note": note} if note else None)
+            v, base, se, sd, n, details = _explain_game(model_or_game, p, method, budget, seed, progress, dict(options), executor, chunk_size)
+        return Explanation(v, base, se=se, sd=sd, feature_names=feature_names, n_evals=n, method=method, details=details or None)
     if is_dask_collection(X) or is_dask_collection(data):
         raise TypeError("explain computes in memory and takes no Dask collection: for lazy values of a Dask array or "
                         "DataFrame call the explainer's shap_values, TreeExplainer(model, data).shap_values(X) or "
