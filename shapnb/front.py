@@ -227,9 +227,11 @@ def _as_fitted_categories(model, # a model explained through its predict (or its
         dtype, column = pd.CategoricalDtype(list(codes[j].categories)), str(X.columns[j])
         for frame, what in ((X, "X"), (data, "data")):
             unknown = _unknown_categories(frame.iloc[:, j], dtype)
-            if unknown and codes[j].unknown == "error":   # XGBoost refuses a category it was not fitted with
-                raise ValueError(f"{what}'s column {column!r} holds {unknown[:5]}, which are not categories the "
-                                 f"{type(owner).__name__} was fitted with ({list(dtype.categories)[:10]})")
+            if unknown and (codes[j].unknown == "error" or len(unknown) == frame.iloc[:, j].dropna().nunique()):
+                raise ValueError(f"{what}'s column {column!r} holds {unknown[:5]}, which are not categories the "   # XGBoost refuses
+                                 f"{type(owner).__name__} was fitted with ({list(dtype.categories)[:10]})"   # them; no value known: a
+                                 + ("" if codes[j].unknown == "error" else ": none of its values is, so it would be read as "
+                                    "missing throughout (text '1' is not the number 1)"))          # mismatch of types, not new values
             frame.isetitem(j, frame.iloc[:, j].astype(dtype))   # LightGBM reads an unknown category as missing, as its predict does
     return X, data
 
