@@ -17,10 +17,10 @@ from ...core.validation import check_bool, check_int
 from .ensemble import tree_ensemble
 from .indices import tree_interactions, tree_semivalues
 from .pathwise import pathwise_values
-from .tables import LeafTables, leaf_tables, interventional_tables, table_values
+from .tables import LeafTables, leaf_tables, interventional_tables, table_values, tables_pay
 
 # %% auto #0
-__all__ = ['SHAP_MODEL_OUTPUTS', 'TreeExplainer']
+__all__ = ['SHAP_MODEL_OUTPUTS', 'TABLES_UNKNOWN_ROWS', 'TreeExplainer']
 
 # %% ../../../nbs/13_tree_explainer.ipynb #d33b9f2f
 def _check_jobs(n_jobs) -> int:
@@ -52,6 +52,8 @@ def _output_names(model, n_outputs: int) -> list[str] | None:
 
 # %% ../../../nbs/13_tree_explainer.ipynb #ca6b0f53
 SHAP_MODEL_OUTPUTS = ("raw", "probability", "log_loss", "predict", "predict_proba")   # shap's model_output values
+
+TABLES_UNKNOWN_ROWS = 10 ** 9   # rows assumed for a Dask collection of unknown length when deciding on leaf tables (built)
 
 class TreeExplainer:
     "Exact Shapley values of tree ensembles, with shap's `TreeExplainer` conventions."
@@ -123,9 +125,9 @@ class TreeExplainer:
         check_unnamed_order(X, getattr(self, "_data_names", None), getattr(self, "_model_name", "the model"))
         warn_reordered(X, self.feature_names)                       # a frame in another order: the values are in the model's
         options = {"check_additivity": check_additivity}
-        if is_dask_collection(X): return explain_collection(self, X, options, executor, chunk_size)
+        if is_dask_collection(X): return explain_collection(self._deciding_for(X), X, options, executor, chunk_size)
         if executor is not None:                                    # frames matched by name, sparse rows densified, first
-            return explain_rows(self, X if isinstance(X, np.ndarray) else self.ensemble.matched(X), executor, chunk_size, options)
+            return explain_rows(self._deciding_for(X), X if isinstance(X, np.ndarray) else self.ensemble.matched(X), executor, chunk_size, options)
         rows, _, single = self.ensemble.as_rows(X)
         phi = self._explain(rows)
         if check_additivity and len(rows): self._check_additivity(rows, phi)
@@ -258,9 +260,21 @@ class TreeExplainer:
     def __getstate__(self):                                         # tables are rebuilt where they are needed
         return {**self.__dict__, "_tables": None}
 
+    def _deciding_for(self, X) -> TreeExplainer:
+        "A copy of the explainer whose chunks of `X` (on an executor's workers) take the leaf tables or not as this process would for all of `X`."
+        n = 1 if getattr(X, "ndim", 2) == 1 else X.shape[0] if hasattr(X, "shape") else len(X)
+        n = int(n) if isinstance(n, (int, np.integer)) else TABLES_UNKNOWN_ROWS   # a Dask frame's length is unknown
+        worker = copy.copy(self)                                  # (a copy drops the tables: a worker builds its own)
+        worker._use_tables = self._tables is not None or tables_pay(self.ensemble, n)
+        return worker
+
     def _explain(self, rows: np.ndarray) -> np.ndarray:
         "Shapley values (n, p, k) of cast rows, on `n_jobs` threads."
         def compute():
+            use = getattr(self, "_use_tables", None)              # decided for the whole call, on an executor's chunks
+            if use is None: use = self._tables is not None or tables_pay(self.ensemble, len(rows))
+            if not use and self.feature_perturbation != "interventional":
+                return pathwise_values(self.ensemble, rows, prepared=True)   # too few rows to repay the tables: walked, none built
             tables = self._leaf_tables()
             phi = table_values(self.ensemble, rows, tables, prepared=True)
             if not tables.use.all():

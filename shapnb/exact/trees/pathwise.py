@@ -17,7 +17,8 @@ from ...core.validation import check_int
 from .ensemble import TreeEnsemble, goes_left, DECISION_LE, DECISION_CATEGORY, MISSING_ZERO_OR_NAN, LIGHTGBM_ZERO
 
 # %% auto #0
-__all__ = ['ROW_BLOCK', 'BIT_BLOCK', 'BITS_BYTES', 'QuadratureRules', 'tree_rules', 'pathwise_values']
+__all__ = ['ROW_BLOCK', 'BIT_BLOCK', 'BITS_BYTES', 'OBLIVIOUS_KEPT_BYTES', 'OBLIVIOUS_BLOCK', 'QuadratureRules', 'tree_rules',
+           'oblivious_group', 'pathwise_values']
 
 # %% ../../../nbs/11_tree_pathwise.ipynb #88d4c3a2
 class QuadratureRules(NamedTuple):
@@ -662,6 +663,151 @@ def _bitset_values(e, rows, background, trees):
         phi += part * (len(Z) / len(background)) if len(Z) < len(background) else part
     return phi
 
+# %% ../../../nbs/11_tree_pathwise.ipynb #78e42da6
+@njit(cache=True)
+def _oblivious_trees(nodes) -> np.ndarray:
+    "Per tree, whether it is oblivious: every leaf at one depth, and every internal node of a level testing the same split."
+    left, right = nodes.left, nodes.right
+    out = np.zeros(len(nodes.roots), np.bool_)
+    for t in range(len(nodes.roots)):
+        root = nodes.roots[t]
+        if left[root] < 0: continue                             # a single leaf: nothing to share
+        first = np.full(64, -1, np.int64)                       # per level: the first internal node met there
+        stack, depth = np.zeros(130, np.int64), np.zeros(130, np.int64)   # depth first: at most two entries per level
+        stack[0], top = root, 0
+        ok, leaf_depth = True, -1
+        while top >= 0 and ok:
+            node, d = stack[top], depth[top]
+            top -= 1
+            if left[node] < 0:
+                if leaf_depth < 0: leaf_depth = d
+                ok = d == leaf_depth
+                continue
+            if d >= 64: ok = False; break
+            ref = first[d]
+            if ref < 0: first[d] = node
+            elif not (nodes.feature[node] == nodes.feature[ref] and nodes.threshold[node] == nodes.threshold[ref]
+                      and nodes.decision[node] == nodes.decision[ref] and nodes.missing[node] == nodes.missing[ref]
+                      and nodes.default_left[node] == nodes.default_left[ref] and nodes.cat_len[node] == nodes.cat_len[ref]):
+                ok = False
+            else:
+                for w in range(nodes.cat_len[node]):             # a categorical split: the same category set
+                    if nodes.cat_words[nodes.cat_start[node] + w] != nodes.cat_words[nodes.cat_start[ref] + w]: ok = False
+            stack[top + 1], depth[top + 1] = right[node], d + 1
+            stack[top + 2], depth[top + 2] = left[node], d + 1
+            top += 2
+        out[t] = ok
+    return out
+
+# %% ../../../nbs/11_tree_pathwise.ipynb #488f35e8
+OBLIVIOUS_KEPT_BYTES = 8 << 20   # per thread: the solved leaves' values kept at once (trees are taken in groups that fit)
+OBLIVIOUS_BLOCK = 256            # rows that go through a group of oblivious trees together
+
+def oblivious_group(ensemble: TreeEnsemble, # the model
+                    trees,                  # boolean mask (T,) of its oblivious trees to walk
+                    n_rows: int,            # rows to explain
+                    threads: int,           # numba threads (one chunk of rows each)
+                    k: int,                 # values kept per feature and leaf (outputs)
+                   ) -> int:
+    "How many oblivious trees keep their solved leaves at once: as many as fit in OBLIVIOUS_KEPT_BYTES, at least one."
+    depth = int(ensemble.max_depth[trees].max()) + 2
+    per_tree = min(-(-n_rows // threads), 2 ** min(depth, 30)) * depth * k * 8   # bytes of one tree's solved leaves
+    return max(1, min(int(trees.sum()), check_int(OBLIVIOUS_KEPT_BYTES, "OBLIVIOUS_KEPT_BYTES", minimum=1) // per_tree))
+
+# %% ../../../nbs/11_tree_pathwise.ipynb #129687ec
+@njit(cache=True, inline="always")
+def _level_features(nodes, root, out) -> int:
+    "The features of an oblivious tree's levels, each once, in order of first use, written to `out`; their number."
+    n, node = 0, root
+    while nodes.left[node] >= 0:
+        if _path_slot(out, n, nodes.feature[node]) == n: out[n] = nodes.feature[node]; n += 1
+        node = nodes.left[node]
+    return n
+
+@njit(cache=True)
+def _split_patterns(X, r0, R, node, nodes, top, d, path_feature, patterns, row_left, stack, ds):
+    "At the split `node` of a stack walk over rows r0..r0+R: push its children, splitting each row's pattern bits."
+    j = nodes.feature[node]
+    slot = _path_slot(path_feature, d, j)
+    if slot == d: path_feature[d] = j
+    bit = np.int64(1) << slot
+    for r in range(R): row_left[r] = goes_left(X[r0 + r, j], node, nodes)
+    for r in range(R):                              # a new feature's bit starts at 1
+        s = patterns[top, r] | bit if slot == d else patterns[top, r]
+        patterns[top + 1, r] = s if row_left[r] else s & ~bit
+        patterns[top, r] = s & ~bit if row_left[r] else s
+    stack[top] = nodes.right[node]; stack[top + 1] = nodes.left[node]   # the right child replaces the node
+    ds[top] = ds[top + 1] = d + 1 if slot == d else d
+
+@njit(cache=True)
+def _look_up_leaves(X, r, root, out_col, nodes, start, table, compact, offsets, path_feature, stack, ds, patterns, row_left, dense):
+    "Add row `r`'s values through one tree, read off its leaf tables (notebook 12) at the row's pattern of each leaf, to `dense` (1, p, k)."
+    left, value = nodes.left, nodes.value
+    top = 0; stack[0] = root; ds[0] = 0; patterns[0, 0] = 0
+    while top >= 0:
+        leaf, d = stack[top], ds[top]
+        if left[leaf] < 0:
+            S = patterns[top, 0]
+            for o in range(value.shape[1]):
+                v, col = value[leaf, o], out_col if out_col >= 0 else o
+                if compact:                                     # the shared value, then the features in S
+                    row, c = start[leaf] + offsets[S], 0
+                    for i in range(d):
+                        b = (S >> i) & 1
+                        c += b
+                        dense[0, path_feature[i], col] += v * table[row + c * b]
+                else:
+                    row = start[leaf] + S * d
+                    for i in range(d): dense[0, path_feature[i], col] += v * table[row + i]
+            top -= 1
+            continue
+        _split_patterns(X, r, 1, leaf, nodes, top, d, path_feature, patterns, row_left, stack, ds)
+        top += 1
+
+@njit(cache=True, parallel=True)
+def _explain_rows_oblivious(X, n_chunks, nodes, max_depth, n_outputs, group, rules, start, table, compact, offsets, tabled):
+    "Shapley values (n, p, k) of every row through the oblivious trees of `nodes`, each reached leaf solved once per chunk: walked (path-dependent), or read off its leaf tables (`tabled`)."
+    left = nodes.left
+    n, p = X.shape
+    phi = np.zeros((n, p, n_outputs))
+    depth, mmax, k_leaf, n_trees = max_depth + 2, rules.t.shape[1], nodes.value.shape[1], len(nodes.roots)
+    for chunk in prange(n_chunks):
+        lo, hi = chunk * n // n_chunks, (chunk + 1) * n // n_chunks
+        block, no_pairs = _block_scratch(p, depth, mmax, k_leaf, 1), np.zeros((1, 1, 1, 1))
+        path_feature, stack, ds = np.zeros(depth, np.int64), np.zeros(depth + 2, np.int64), np.zeros(depth + 2, np.int64)
+        patterns, row_left = np.zeros((depth + 2, 1), np.int64), np.zeros(1, np.bool_)
+        dense = np.zeros((1, p, n_outputs))                    # one row's values through one tree, before they are kept
+        solved = np.full(len(left), -1, np.int64)              # per leaf: its row in `kept`, -1 until a row lands there
+        capacity = group * min(hi - lo, 1 << min(max_depth, 30))
+        kept = np.zeros((capacity, depth, n_outputs))          # per solved leaf: its values on its tree's features
+        touched = np.zeros(capacity, np.int64)
+        tree_feature, n_feat = np.zeros((group, depth), np.int64), np.zeros(group, np.int64)
+        for g0 in range(0, n_trees, group):
+            g1 = min(g0 + group, n_trees)
+            for t in range(g0, g1): n_feat[t - g0] = _level_features(nodes, nodes.roots[t], tree_feature[t - g0])
+            n_solved = 0
+            for r0 in range(lo, hi, OBLIVIOUS_BLOCK):
+                for t in range(g0, g1):
+                    root = nodes.roots[t]
+                    if left[root] < 0: continue                # a single leaf: every feature is null
+                    out_col, tf, nf = nodes.tree_output[t], tree_feature[t - g0], n_feat[t - g0]
+                    o0, o1 = (out_col, out_col + 1) if out_col >= 0 else (0, n_outputs)
+                    for r in range(r0, min(r0 + OBLIVIOUS_BLOCK, hi)):
+                        node = root                             # the leaf the row lands on
+                        while left[node] >= 0: node = left[node] if goes_left(X[r, nodes.feature[node]], node, nodes) else nodes.right[node]
+                        k = solved[node]
+                        if k < 0:                               # a new leaf: this row's values through the tree
+                            k = n_solved; solved[node] = k; touched[k] = node; n_solved += 1
+                            if tabled: _look_up_leaves(X, r, root, out_col, nodes, start, table, compact, offsets, path_feature, stack,
+                                                       ds, patterns, row_left, dense)
+                            else: _explain_tree_block(X[r:r + 1], 0, 1, t, rules, nodes, block, dense, no_pairs, False)
+                            for i in range(nf):
+                                for o in range(o0, o1): kept[k, i, o] = dense[0, tf[i], o]; dense[0, tf[i], o] = 0.0
+                        for i in range(nf):
+                            for o in range(o0, o1): phi[r, tf[i], o] += kept[k, i, o]
+            for k in range(n_solved): solved[touched[k]] = -1
+    return phi
+
 # %% ../../../nbs/11_tree_pathwise.ipynb #3b5bf276
 def pathwise_values(ensemble: TreeEnsemble,  # the model, `tree_ensemble(model)`
                     X,                       # rows to explain, (n, p) or one row (p,)
@@ -686,6 +832,13 @@ def pathwise_values(ensemble: TreeEnsemble,  # the model, `tree_ensemble(model)`
     if not trees.any() or len(rows) == 0: return np.zeros((len(rows), e.n_features, e.n_outputs))
     threads = numba.get_num_threads()
     phi = None
+    if not interventional and (oblivious := trees & _oblivious_trees(e.nodes())).any():   # each reached leaf walked once
+        none = np.zeros(1, np.int64)                        # (no tables)
+        phi = _explain_rows_oblivious(rows, min(len(rows), threads), e.nodes().select(oblivious), int(e.max_depth[oblivious].max()), e.n_outputs,
+                                      oblivious_group(e, oblivious, len(rows), threads, e.n_outputs), tree_rules(e.nodes_per_tree[oblivious]),
+                                      none, np.zeros(1), False, none, False)
+        trees = trees & ~oblivious
+        if not trees.any(): return phi
     if interventional and method != "pairs":
         bitset = trees & (e.path_features <= 64)
         if method == "bitset" and (bitset != trees).any(): raise ValueError("method='bitset' needs at most 64 distinct features per path")

@@ -11,12 +11,12 @@ import numpy as np
 import numba
 from numba import njit, prange
 from ...core.validation import check_int
-from .ensemble import TreeEnsemble, goes_left
-from .pathwise import tree_rules, _path_slot
+from .ensemble import TreeEnsemble
+from .pathwise import tree_rules, _path_slot, _oblivious_trees, oblivious_group, _split_patterns, _explain_rows_oblivious
 
 # %% auto #0
-__all__ = ['TABLE_TREE_DOUBLES', 'TABLE_BYTES', 'TABLE_BLOCK', 'PASS_COST', 'TABLE_FILL', 'LeafTables', 'leaf_tables',
-           'table_values', 'interventional_tables']
+__all__ = ['TABLE_TREE_DOUBLES', 'TABLE_BYTES', 'TABLE_BLOCK', 'TABLE_BUILD_NS', 'WALK_STEP_NS', 'LOOKUP_NS', 'PASS_COST',
+           'TABLE_FILL', 'LeafTables', 'leaf_tables', 'table_values', 'tables_pay', 'interventional_tables']
 
 # %% ../../../nbs/12_leaf_tables.ipynb #585c3496
 TABLE_TREE_DOUBLES = 1 << 20   # largest leaf-table size of one tree (8 MB); deeper trees use the edge-wise pass
@@ -97,27 +97,11 @@ def leaf_tables(ensemble: TreeEnsemble,        # the model, `tree_ensemble(model
     max_bytes = check_int(TABLE_BYTES if max_bytes is None else max_bytes, "max_bytes", minimum=0)
     e = ensemble
     nodes = e.nodes()
-    use, start, size, _ = _table_layout(e, e.distinct_above, max_bytes)
+    use, start, size, _ = _table_layout(e, e.distinct_above, max_bytes, ~_oblivious_trees(nodes))   # oblivious trees: notebook 11
     table = np.zeros(int(size.sum()))
     if use.any():
         _fill_leaf_tables(nodes.select(use), tree_rules(e.nodes_per_tree[use]), int(e.max_depth[use].max()) + 2, start, table)
     return LeafTables(use, start, table)
-
-# %% ../../../nbs/12_leaf_tables.ipynb #07637a05
-@njit(cache=True)
-def _split_patterns(X, r0, R, node, nodes, top, d, path_feature, patterns, row_left, stack, ds):
-    "At the split `node` of a stack walk over rows r0..r0+R: push its children, splitting each row's pattern bits."
-    j = nodes.feature[node]
-    slot = _path_slot(path_feature, d, j)
-    if slot == d: path_feature[d] = j
-    bit = np.int64(1) << slot
-    for r in range(R): row_left[r] = goes_left(X[r0 + r, j], node, nodes)
-    for r in range(R):                              # a new feature's bit starts at 1
-        s = patterns[top, r] | bit if slot == d else patterns[top, r]
-        patterns[top + 1, r] = s if row_left[r] else s & ~bit
-        patterns[top, r] = s & ~bit if row_left[r] else s
-    stack[top] = nodes.right[node]; stack[top + 1] = nodes.left[node]   # the right child replaces the node
-    ds[top] = ds[top + 1] = d + 1 if slot == d else d
 
 # %% ../../../nbs/12_leaf_tables.ipynb #c29be7b7
 @njit(cache=True, parallel=True)
@@ -179,13 +163,42 @@ def table_values(ensemble: TreeEnsemble,            # the model, `tree_ensemble(
     if not isinstance(tables, LeafTables) or tables.use.shape != e.roots.shape or tables.start.shape != e.left.shape:
         raise ValueError("tables must be the LeafTables of this ensemble, from leaf_tables(ensemble)")
     use = tables.use
-    if not use.any() or len(rows) == 0: return np.zeros((len(rows), e.n_features, e.n_outputs))
+    phi = np.zeros((len(rows), e.n_features, e.n_outputs))
+    if not use.any() or len(rows) == 0: return phi
     block = check_int(TABLE_BLOCK, "TABLE_BLOCK", minimum=1)
     threads = numba.get_num_threads()
-    chunks = min(len(rows), threads * -(-len(rows) // (block * threads)))   # as many per thread, at most `block` rows each
-    return _explain_rows_tables(rows, chunks, e.nodes().select(use), int(e.max_depth[use].max()) + 2, e.n_outputs,
-                                tables.start, tables.table, block, tables.offsets is not None,
-                                np.zeros(1, np.int64) if tables.offsets is None else tables.offsets)
+    compact, offsets = tables.offsets is not None, np.zeros(1, np.int64) if tables.offsets is None else tables.offsets
+    oblivious = use & _oblivious_trees(e.nodes())           # a leaf's values shared by every row landing there
+    if (walked := use & ~oblivious).any():
+        chunks = min(len(rows), threads * -(-len(rows) // (block * threads)))   # as many per thread, at most `block` rows each
+        phi += _explain_rows_tables(rows, chunks, e.nodes().select(walked), int(e.max_depth[walked].max()) + 2, e.n_outputs,
+                                    tables.start, tables.table, block, compact, offsets)
+    if oblivious.any():                                     # one chunk per thread: the most rows sharing each leaf
+        depth = int(e.max_depth[oblivious].max()) + 2
+        group = oblivious_group(e, oblivious, len(rows), threads, e.n_outputs)
+        phi += _explain_rows_oblivious(rows, min(len(rows), threads), e.nodes().select(oblivious), depth - 2, e.n_outputs, group,
+                                       tree_rules(e.nodes_per_tree[oblivious]), tables.start, tables.table, compact, offsets, True)
+    return phi
+
+# %% ../../../nbs/12_leaf_tables.ipynb #3c2dcd86
+TABLE_BUILD_NS = 15.0   # measured: ns to fill one double of the path-dependent leaf tables
+WALK_STEP_NS = 3.5      # measured: ns per node and quadrature node of the path-dependent walk, per row
+LOOKUP_NS = 1.5         # measured: ns per leaf and path feature of the table look-ups, per row
+
+def tables_pay(ensemble: TreeEnsemble,        # the model, `tree_ensemble(model)`
+               n_rows: int,                   # rows to explain in one call
+               max_bytes: int | None = None,  # as in leaf_tables (None: TABLE_BYTES)
+              ) -> bool:
+    "Whether building the path-dependent leaf tables costs less than walking `n_rows` rows through the trees that would get them."
+    if not isinstance(ensemble, TreeEnsemble): raise TypeError(f"ensemble must be a TreeEnsemble; got {type(ensemble).__name__}")
+    n_rows = check_int(n_rows, "n_rows", minimum=0)
+    e = ensemble
+    max_bytes = check_int(TABLE_BYTES if max_bytes is None else max_bytes, "max_bytes", minimum=0)
+    use, _, size, _ = _table_layout(e, e.distinct_above, max_bytes, ~_oblivious_trees(e.nodes()))
+    if not use.any(): return False
+    walk = WALK_STEP_NS * float((np.diff(np.append(e.roots, len(e.left))) * e.nodes_per_tree)[use].sum())
+    lookups = LOOKUP_NS * float(np.add.reduceat(np.where(e.left < 0, e.distinct_above, 0), e.roots)[use].sum())
+    return n_rows * (walk - lookups) >= TABLE_BUILD_NS * float(size.sum())
 
 # %% ../../../nbs/12_leaf_tables.ipynb #72ca014c
 def _beta_weights(d_max: int) -> np.ndarray:
