@@ -264,7 +264,8 @@ class TreeExplainer:
         "A copy of the explainer whose chunks of `X` (on an executor's workers) take the leaf tables or not as this process would for all of `X`."
         n = 1 if getattr(X, "ndim", 2) == 1 else X.shape[0] if hasattr(X, "shape") else len(X)
         n = int(n) if isinstance(n, (int, np.integer)) else TABLES_UNKNOWN_ROWS   # a Dask frame's length is unknown
-        worker = copy.copy(self)                                  # (a copy drops the tables: a worker builds its own)
+        worker = copy.copy(self)
+        worker._tables = self._tables                             # shared with a thread pool's workers (pickling drops them)
         worker._use_tables = self._tables is not None or tables_pay(self.ensemble, n)
         return worker
 

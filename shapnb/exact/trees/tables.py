@@ -174,9 +174,8 @@ def table_values(ensemble: TreeEnsemble,            # the model, `tree_ensemble(
         phi += _explain_rows_tables(rows, chunks, e.nodes().select(walked), int(e.max_depth[walked].max()) + 2, e.n_outputs,
                                     tables.start, tables.table, block, compact, offsets)
     if oblivious.any():                                     # one chunk per thread: the most rows sharing each leaf
-        depth = int(e.max_depth[oblivious].max()) + 2
         group = oblivious_group(e, oblivious, len(rows), threads, e.n_outputs)
-        phi += _explain_rows_oblivious(rows, min(len(rows), threads), e.nodes().select(oblivious), depth - 2, e.n_outputs, group,
+        phi += _explain_rows_oblivious(rows, min(len(rows), threads), e.nodes().select(oblivious), int(e.max_depth[oblivious].max()), e.n_outputs, group,
                                        tree_rules(e.nodes_per_tree[oblivious]), tables.start, tables.table, compact, offsets, True)
     return phi
 
