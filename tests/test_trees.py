@@ -1,5 +1,6 @@
 """Cross-checks of shapnb.exact.trees: agreement with shap on every model type, brute force on random trees (hypothesis),
-and the package's re-exports."""
+the package's re-exports, and XGBoost's binary model format against an independent encoder (hypothesis)."""
+import struct
 import numpy as np
 import pytest
 import shap, xgboost, lightgbm
@@ -11,7 +12,7 @@ from sklearn.ensemble import (RandomForestRegressor, RandomForestClassifier, Ext
 from shapnb.core.games import exact_shapley, MarginalGame
 import shapnb.exact.trees
 from shapnb.exact.trees import tables
-from shapnb.exact.trees.ensemble import TreeEnsemble, TreePathGame, leaf_shapley, DECISION_LE, DECISION_CATEGORY
+from shapnb.exact.trees.ensemble import TreeEnsemble, TreePathGame, leaf_shapley, DECISION_LE, DECISION_CATEGORY, _decode_ubjson
 from shapnb.exact.trees.tables import leaf_tables, interventional_tables, table_values
 from shapnb.exact.trees.pathwise import pathwise_values, _oblivious_trees
 from shapnb.exact.trees.explainer import TreeExplainer
@@ -249,3 +250,61 @@ def test_tunables_are_set_in_their_module():
     for name, module in (("TABLE_BYTES", "tables"), ("TABLE_TREE_DOUBLES", "tables"), ("ROW_BLOCK", "pathwise")):
         with pytest.raises(AttributeError, match=f"shapnb.exact.trees.{module}.{name}"): getattr(shapnb.exact.trees, name)
         with pytest.raises(AttributeError, match=f"shapnb.exact.trees.{module}.{name}"): setattr(shapnb.exact.trees, name, 0)
+
+
+# --- XGBoost's binary model format (notebook 10's `_decode_ubjson`), against an independent encoder ---------------
+_INT_MARKERS = ((b"i", ">b", -2**7, 2**7 - 1), (b"U", ">B", 0, 2**8 - 1), (b"I", ">h", -2**15, 2**15 - 1),
+                (b"l", ">i", -2**31, 2**31 - 1), (b"L", ">q", -2**63, 2**63 - 1))
+_ARRAY_MARKERS = {"i1": b"i", "u1": b"U", "i2": b"I", "i4": b"l", "i8": b"L", "f4": b"d", "f8": b"D"}
+
+
+def _ubj_int(v: int, widest: bool) -> bytes:
+    "v with the smallest integer marker that holds it (or the widest)."
+    for marker, fmt, lo, hi in (_INT_MARKERS[-1:] if widest else _INT_MARKERS):
+        if lo <= v <= hi: return marker + struct.pack(fmt, v)
+    raise ValueError(v)
+
+
+def _ubj_encode(v, draw_bool) -> bytes:
+    "UBJSON of v, choosing among the spec's equivalent forms (counted or ended containers, no-op padding) by `draw_bool`."
+    pad = b"N" if draw_bool() else b""
+    if v is None: return pad + b"Z"
+    if v is True or v is False: return pad + (b"T" if v else b"F")
+    if isinstance(v, int): return pad + _ubj_int(v, draw_bool())
+    if isinstance(v, float): return pad + b"D" + struct.pack(">d", v)
+    if isinstance(v, str):
+        raw = v.encode()
+        return pad + b"S" + _ubj_int(len(raw), draw_bool()) + raw
+    if isinstance(v, np.ndarray):
+        return b"[$" + _ARRAY_MARKERS[v.dtype.str[1:]] + b"#" + _ubj_int(len(v), draw_bool()) + v.astype(v.dtype.newbyteorder(">")).tobytes()
+    if isinstance(v, list):
+        body = b"".join(_ubj_encode(x, draw_bool) for x in v)
+        return b"[#" + _ubj_int(len(v), False) + body if draw_bool() else b"[" + body + b"]"
+    body = b"".join(_ubj_int(len(k.encode()), False) + k.encode() + _ubj_encode(x, draw_bool) for k, x in v.items())
+    return b"{#" + _ubj_int(len(v), False) + body if draw_bool() else b"{" + body + b"}"
+
+
+_arrays = st.sampled_from(list(_ARRAY_MARKERS)).flatmap(lambda code: st.lists(
+    st.floats(width=32 if code == "f4" else 64, allow_nan=False) if code[0] == "f" else
+    st.integers(*next((lo, hi) for m, _, lo, hi in _INT_MARKERS if m == _ARRAY_MARKERS[code])), max_size=6)
+    .map(lambda xs: np.array(xs, np.dtype(code))))
+_values = st.recursive(st.none() | st.booleans() | st.integers(-2**63, 2**63 - 1) | st.floats(allow_nan=False) | st.text(max_size=8) | _arrays,
+                       lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4), max_leaves=12)
+
+
+def _same(a, b):
+    if isinstance(b, np.ndarray): return isinstance(a, np.ndarray) and a.dtype == b.dtype and np.array_equal(a, b)
+    if isinstance(b, list): return isinstance(a, list) and len(a) == len(b) and all(map(_same, a, b))
+    if isinstance(b, dict): return isinstance(a, dict) and list(a) == list(b) and all(_same(a[k], b[k]) for k in b)
+    return type(a) is type(b) and a == b
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=_values, data=st.data())
+def test_ubjson_decodes_every_form_of_a_value(value, data):
+    "Any value, encoded in any of UBJSON's equivalent forms, decodes to itself; typed arrays to numpy arrays of their type."
+    encoded = _ubj_encode(value, lambda: data.draw(st.booleans()))
+    assert _same(_decode_ubjson(encoded), value)
+    if len(encoded) > 1:                                   # cut short: refused by name, never a partial value
+        with pytest.raises(ValueError, match="UBJSON"):
+            _decode_ubjson(encoded[:data.draw(st.integers(1, len(encoded) - 1))])

@@ -4,7 +4,7 @@
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #51555dee
 from __future__ import annotations
-import copy, json, numbers
+import copy, json, numbers, struct
 from typing import NamedTuple
 import numpy as np
 from numba import njit
@@ -127,9 +127,10 @@ def _cover_expectation(base, nodes):
     "Cover-weighted mean of every tree's leaves plus the base (children come after parents, so one backward sweep)."
     left, right, share, value = nodes.left, nodes.right, nodes.share, nodes.value
     mean = np.zeros(value.shape)
-    for node in range(len(left) - 1, -1, -1):
-        if left[node] < 0: mean[node] = value[node]
-        else: mean[node] = share[left[node]] * mean[left[node]] + share[right[node]] * mean[right[node]]
+    for node in range(len(left) - 1, -1, -1):               # output by output: row slices would allocate a temporary per node
+        a, b = left[node], right[node]
+        for o in range(value.shape[1]):
+            mean[node, o] = value[node, o] if a < 0 else share[a] * mean[a, o] + share[b] * mean[b, o]
     out = base.copy()
     for t in range(len(nodes.roots)):
         if nodes.tree_output[t] >= 0: out[nodes.tree_output[t]] += mean[nodes.roots[t], 0]
@@ -581,16 +582,26 @@ class TreeEnsemble:
         return out
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #bd2b9ef3
+@njit(cache=True)
+def _depth_first(left, right) -> np.ndarray:
+    "The nodes reached from node 0 in depth-first preorder, left child first (a leaf has left < 0)."
+    order, stack = np.empty(len(left), np.int64), np.empty(len(left) + 1, np.int64)
+    n, top = 0, 1
+    stack[0] = 0
+    while top:
+        top -= 1
+        node = stack[top]
+        order[n] = node; n += 1
+        if left[node] >= 0:
+            stack[top] = right[node]; stack[top + 1] = left[node]; top += 2
+    return order[:n]
+
 def _preorder(tree: dict) -> dict:
     "Renumber a tree's nodes in depth-first preorder (parents before children), if they are not already."
     left, right = np.asarray(tree["left"]), np.asarray(tree["right"])
     idx = np.arange(len(left))
     if ((left < 0) | ((left > idx) & (right > idx))).all(): return tree
-    order, stack = [], [0]
-    while stack:
-        node = stack.pop(); order.append(node)
-        if left[node] >= 0: stack += [right[node], left[node]]
-    order = np.array(order)
+    order = _depth_first(left.astype(np.int64), right.astype(np.int64))
     new_id = np.full(len(left), -1); new_id[order] = np.arange(len(order))
     out = {key: (np.asarray(val)[order] if key != "categories" else [val[i] for i in order]) for key, val in tree.items()}
     out["left"] = np.where(left[order] < 0, -1, new_id[left[order]])
@@ -781,9 +792,70 @@ def _xgboost_categories(booster, p: int) -> list | None:
     except AttributeError: pass                                 # XGBoost before 3.1 stores no categories: a frame's codes
     return [CategoryCodes(stored.get(j), in_arrays=False, unknown="error") if t == "c" else None for j, t in enumerate(types)]
 
+# %% ../../../nbs/10_tree_ensemble.ipynb #cdd2a3ba
+_UBJ_NUMBERS = {ord(m): (struct.Struct(">" + s), np.dtype(">" + s)) for m, s in
+                (("i", "b"), ("U", "B"), ("I", "h"), ("l", "i"), ("L", "q"), ("d", "f"), ("D", "d"))}   # marker: (reader, array dtype)
+_UBJ_STRING, _UBJ_TRUE, _UBJ_FALSE, _UBJ_NULL, _UBJ_NOOP, _UBJ_CHAR, _UBJ_HIGH = b"STFZNCH"
+_UBJ_ARRAY, _UBJ_ARRAY_END, _UBJ_OBJECT, _UBJ_OBJECT_END, _UBJ_TYPE, _UBJ_COUNT = b"[]{}$#"
+
+def _decode_ubjson(data: bytes):
+    "The value of UBJSON `data` (XGBoost's `save_raw('ubj')`); an array of one number type becomes a numpy array."
+    data = bytes(data)
+    def length(i):                                              # a count or a string's length: an integer marker, then it
+        reader = _UBJ_NUMBERS.get(data[i], (None,))[0]
+        n = reader.unpack_from(data, i + 1)[0] if reader is not None else None
+        if not isinstance(n, int) or n < 0: raise ValueError(f"UBJSON: expected a length at byte {i}")
+        return n, i + 1 + reader.size
+    def text(i, n):                                             # n bytes of UTF-8 from byte i
+        if i + n > len(data): raise ValueError(f"UBJSON: a string of {n} bytes at byte {i} runs past the end")
+        try: return data[i:i + n].decode("utf-8")
+        except UnicodeDecodeError as err: raise ValueError(f"UBJSON: a string at byte {i} is not UTF-8 ({err.reason})") from None
+    def header(i):                                              # a container's optional $type and #count
+        kind = count = None
+        if data[i] == _UBJ_TYPE: kind, i = data[i + 1], i + 2
+        if data[i] == _UBJ_COUNT: count, i = length(i + 1)
+        elif kind is not None: raise ValueError(f"UBJSON: a typed container without a count at byte {i}")
+        return kind, count, i
+    def value(i, marker=None):
+        if marker is None:
+            marker, i = data[i], i + 1
+            while marker == _UBJ_NOOP: marker, i = data[i], i + 1
+        if marker in _UBJ_NUMBERS:
+            reader = _UBJ_NUMBERS[marker][0]
+            return reader.unpack_from(data, i)[0], i + reader.size
+        if marker == _UBJ_STRING or marker == _UBJ_HIGH:
+            n, i = length(i)
+            if marker == _UBJ_STRING: return text(i, n), i + n
+            try: return float(text(i, n)), i + n                # a high-precision number, read as the nearest float
+            except ValueError: raise ValueError(f"UBJSON: the high-precision number at byte {i} is not a number") from None
+        if marker == _UBJ_OBJECT or marker == _UBJ_ARRAY:
+            kind, count, i = header(i)
+            if marker == _UBJ_ARRAY and kind in _UBJ_NUMBERS:   # one number type: one read
+                dtype = _UBJ_NUMBERS[kind][1]
+                if i + count * dtype.itemsize > len(data): raise ValueError(f"UBJSON: an array of {count} numbers runs past the end")
+                return np.frombuffer(data, dtype, count, i).astype(dtype.newbyteorder("=")), i + count * dtype.itemsize
+            out, k, end = ({} if marker == _UBJ_OBJECT else []), 0, _UBJ_OBJECT_END if marker == _UBJ_OBJECT else _UBJ_ARRAY_END
+            while (k < count) if count is not None else data[i] != end:
+                if marker == _UBJ_OBJECT:
+                    n, i = length(i)
+                    out[text(i, n)], i = value(i + n, kind)
+                else:
+                    v, i = value(i, kind)
+                    out.append(v)
+                k += 1
+            return out, i + (count is None)
+        if marker == _UBJ_TRUE or marker == _UBJ_FALSE: return marker == _UBJ_TRUE, i
+        if marker == _UBJ_NULL: return None, i
+        if marker == _UBJ_CHAR: return chr(data[i]), i + 1
+        raise ValueError(f"UBJSON: unknown marker {bytes([marker])!r} at byte {i - 1}")
+    try: out, end = value(0)
+    except (IndexError, struct.error) as err: raise ValueError(f"UBJSON: the data ends inside a value ({err})") from None
+    if end != len(data): raise ValueError(f"UBJSON: {len(data) - end} bytes after the value, from byte {end}")
+    return out
+
 # %% ../../../nbs/10_tree_ensemble.ipynb #24832019
 def _xgboost_tree(tree: dict) -> dict:
-    "Node arrays of one tree of XGBoost's JSON model, partition splits with their children swapped so that the set goes left."
+    "Node arrays of one tree of XGBoost's model (as `_decode_ubjson` reads it), partition splits with their children swapped so that the set goes left."
     left, right = np.asarray(tree["left_children"], np.int64), np.asarray(tree["right_children"], np.int64)
     cond = np.asarray(tree["split_conditions"], np.float32).astype(np.float64)
     default_left = np.asarray(tree["default_left"], bool)
@@ -791,14 +863,14 @@ def _xgboost_tree(tree: dict) -> dict:
     categories = [None] * len(left)
     segments, sizes, values = tree.get("categories_segments", []), tree.get("categories_sizes", []), tree.get("categories", [])
     for node, start, size in zip(tree.get("categories_nodes", []), segments, sizes):
-        categories[node] = list(values[start:start + size])
+        categories[node] = np.asarray(values[start:start + size], np.int64).tolist()
     swap = categorical & (left >= 0)
     left, right = np.where(swap, right, left), np.where(swap, left, right)
     return _preorder(dict(
         left=left, right=right, feature=np.where(left >= 0, tree["split_indices"], -1),
         threshold=np.where(categorical, 0.0, cond), decision=np.where(categorical, DECISION_CATEGORY, DECISION_LT),
         default_left=default_left ^ swap, cover=np.asarray(tree["sum_hessian"], np.float64),
-        value=np.where(left < 0, cond, 0.0)[:, None], categories=categories))
+        value=np.where(left < 0, cond, 0.0)[:, None], **({"categories": categories} if categorical.any() else {})))
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #3553227e
 def _check_missing(missing, model) -> float:
@@ -817,7 +889,7 @@ def _from_xgboost(model, iteration_range=None, missing=None) -> TreeEnsemble:
     "XGBoost `Booster`, `XGBRegressor`, `XGBClassifier` (gbtree or dart; raw margin output), the rounds `predict` uses."
     import xgboost
     booster = model.get_booster() if hasattr(model, "get_booster") else model
-    learner = json.loads(booster.save_raw("json"))["learner"]
+    learner = _decode_ubjson(booster.save_raw("ubj"))["learner"]
     gbm = learner["gradient_booster"]
     if gbm["name"] not in ("gbtree", "dart"): raise ValueError(f"unsupported model: XGBoost booster {gbm['name']!r} is not supported; expected 'gbtree' or 'dart'")
     forest = gbm["model"] if gbm["name"] == "gbtree" else gbm["gbtree"]["model"]
@@ -875,26 +947,23 @@ def _lightgbm_tree(fields: dict, scale: float) -> dict:
     kind = numbers("decision_type", np.int64, m)
     node = lambda child: np.where(child >= 0, child, m + ~child)           # LightGBM's child codes: i internal, ~i leaf i
     left_of, right_of = node(numbers("left_child", np.int64, m)), node(numbers("right_child", np.int64, m))
-    order, stack = [], [0]
-    while stack:                                                            # preorder: a parent before its children
-        v = stack.pop(); order.append(v)
-        if v < m: stack += [int(right_of[v]), int(left_of[v])]
-    order = np.array(order, np.int64)
+    leaves = lambda fill, dtype=np.float64: np.full(m + 1, fill, dtype)
+    order = _depth_first(np.concatenate([left_of, leaves(-1, np.int64)]), np.concatenate([right_of, leaves(-1, np.int64)]))
     place = np.empty_like(order); place[order] = np.arange(len(order))
     categorical = (kind & 1) == 1
-    leaves = lambda fill, dtype=np.float64: np.full(m + 1, fill, dtype)
     by_node = dict(                                                         # indexed by node: internal ones, then leaves
-        left=np.r_[place[left_of], leaves(-1, np.int64)], right=np.r_[place[right_of], leaves(-1, np.int64)],
-        feature=np.r_[feature, leaves(-1, np.int64)],
-        threshold=np.r_[np.where(categorical, np.nextafter(-1.0, 0.0), threshold), leaves(0.0)],   # C++ truncates -0.5 to 0
-        decision=np.r_[np.where(categorical, DECISION_CATEGORY, DECISION_LE), leaves(DECISION_LE, np.int64)],
-        missing=np.r_[np.array([MISSING_AS_ZERO, MISSING_ZERO_OR_NAN, MISSING_NAN, MISSING_NAN])[(kind >> 2) & 3],
-                      leaves(MISSING_NAN, np.int64)],                       # bits 2-3 of decision_type: None, Zero, NaN
-        default_left=np.r_[((kind & 2) == 2) & ~categorical, leaves(True, bool)],
-        cover=np.r_[numbers("internal_count", np.float64, m), numbers("leaf_count", np.float64, m + 1)],
-        value=np.r_[np.zeros(m), values])
+        left=np.concatenate([place[left_of], leaves(-1, np.int64)]), right=np.concatenate([place[right_of], leaves(-1, np.int64)]),
+        feature=np.concatenate([feature, leaves(-1, np.int64)]),
+        threshold=np.concatenate([np.where(categorical, np.nextafter(-1.0, 0.0), threshold), leaves(0.0)]),   # C++ truncates -0.5 to 0
+        decision=np.concatenate([np.where(categorical, DECISION_CATEGORY, DECISION_LE), leaves(DECISION_LE, np.int64)]),
+        missing=np.concatenate([np.array([MISSING_AS_ZERO, MISSING_ZERO_OR_NAN, MISSING_NAN, MISSING_NAN])[(kind >> 2) & 3],
+                                leaves(MISSING_NAN, np.int64)]),            # bits 2-3 of decision_type: None, Zero, NaN
+        default_left=np.concatenate([((kind & 2) == 2) & ~categorical, leaves(True, bool)]),
+        cover=np.concatenate([numbers("internal_count", np.float64, m), numbers("leaf_count", np.float64, m + 1)]),
+        value=np.concatenate([np.zeros(m), values]))
     tree = {key: column[order] for key, column in by_node.items()}
     tree["value"] = tree["value"][:, None]
+    if not categorical.any(): return tree
     bounds, words = numbers("cat_boundaries", np.int64, None), numbers("cat_threshold", np.uint64, None)
     def left_categories(v):                                                 # the categories going left: bits of 32-bit words
         w = words[bounds[int(threshold[v])]:bounds[int(threshold[v]) + 1]]
@@ -939,7 +1008,7 @@ def _from_lightgbm(model, iteration_range=None) -> TreeEnsemble:
     import re
     booster = model.booster_ if hasattr(model, "booster_") else model
     text = booster.model_to_string(**_lightgbm_iterations(booster, iteration_range))
-    if re.search(r"^is_linear=1\s*$", text, flags=re.MULTILINE):
+    if "is_linear=1" in text and re.search(r"^is_linear=1\s*$", text, flags=re.MULTILINE):   # the plain search first: 20x faster
         raise ValueError("unsupported model: LightGBM models with linear_tree=True (a linear model in every leaf) are not supported: their "
                          "leaves are not constants; refit with linear_tree=False")
     first = re.search(r"^Tree=\d+\s*$", text, flags=re.MULTILINE)
@@ -958,7 +1027,7 @@ def _from_lightgbm(model, iteration_range=None) -> TreeEnsemble:
     scale = k / len(blocks) if "average_output" in header else 1.0
     trees = [_lightgbm_tree(block, scale) for block in blocks]
     p = int(fields["max_feature_idx"]) + 1
-    stored = re.search(r"^pandas_categorical:(.*)$", text, flags=re.MULTILINE)
+    stored = re.search(r"^pandas_categorical:(.*)$", text[text.index("end of trees"):], flags=re.MULTILINE)
     pandas_categorical = (json.loads(stored.group(1)) if stored else None) or None
     features = fields.get("feature_infos", "").split()
     codes = _lightgbm_category_codes(features, pandas_categorical) if len(features) == p else None
@@ -1025,7 +1094,7 @@ def _from_catboost(model) -> TreeEnsemble:
     scale, bias = j["scale_and_bias"]
     bias = np.atleast_1d(np.asarray(bias, np.float64))
     k = len(bias)
-    hashes, probes, trees = {}, {}, []
+    hashes, probes, trees, layouts = {}, {}, [], {}
     for t, tree in enumerate(j["oblivious_trees"]):
         splits = tree["splits"] or []                        # null: a constant tree (one leaf)
         for level, split in enumerate(splits):
@@ -1039,29 +1108,36 @@ def _from_catboost(model) -> TreeEnsemble:
                                  "supported; fit with one_hot_max_size at least the number of categories, so that they are "
                                  "one-hot encoded")
         d = len(splits)
+        if d not in layouts:                                 # per depth: the split each heap node tests, children, leaf turns
+            n_internal = 2 ** d - 1
+            split_at = (d - 1 - np.floor(np.log2(np.arange(n_internal) + 1))).astype(np.int64)
+            node, no_child = np.arange(n_internal), np.full(2 ** d, -1)
+            r = np.arange(2 ** d)                            # heap leaf r: its path's right turns, split_at 0 first
+            layouts[d] = (split_at, np.concatenate([2 * node + 1, no_child]), np.concatenate([2 * node + 2, no_child]),
+                          (r[:, None] >> (d - 1 - np.arange(d))[None, :]) & 1)
+        split_at, left, right, right_turn = layouts[d]
+        n_internal = len(split_at)
         values = np.asarray(tree["leaf_values"], np.float64).reshape(2 ** d, k) * scale
         weights = np.asarray(tree.get("leaf_weights", np.zeros(2 ** d)), np.float64)
-        n_internal, n_nodes = 2 ** d - 1, 2 ** (d + 1) - 1
-        split_at = (d - 1 - np.floor(np.log2(np.arange(n_internal) + 1))).astype(np.int64)   # the split each node tests
-        one_hot = np.array([s["split_type"] == "OneHotFeature" for s in splits], bool)
+        one_hot = np.array([s["split_type"] == "OneHotFeature" for s in splits], bool)          # per split (CatBoost's order)
         flat = np.array([cat_flat[s["cat_feature_index"]] if s["split_type"] == "OneHotFeature" else
                          float_flat[s["float_feature_index"]] for s in splits], np.int64)
+        border = np.array([0.0 if h else float(np.float32(s["border"])) for h, s in zip(one_hot, splits)], np.float64)
+        nan_left = np.array([not (h or nan_right[f]) for h, f in zip(one_hot, flat)], bool)
         order = np.arange(d)[::-1]                                   # split_at l tests split d-1-l: CatBoost's order
-        r = np.arange(2 ** d)                                        # heap leaf r: its path's right turns, split_at 0 first
-        right_turn = (r[:, None] >> (d - 1 - np.arange(d))[None, :]) & 1
         leaf = ((right_turn ^ one_hot[order][None, :]) << order[None, :]).sum(1) if d else np.zeros(1, np.int64)
-        cover = np.zeros(n_nodes); cover[n_internal:] = weights[leaf]
-        for i in range(n_internal - 1, -1, -1): cover[i] = cover[2 * i + 1] + cover[2 * i + 2]
-        node = np.arange(n_internal)
-        split_of = [splits[l] for l in split_at]
-        trees.append(dict(
-            left=np.r_[2 * node + 1, np.full(2 ** d, -1)], right=np.r_[2 * node + 2, np.full(2 ** d, -1)],
-            feature=np.r_[flat[split_at], np.full(2 ** d, -1)],
-            threshold=np.r_[[0.0 if one_hot[l] else float(np.float32(s["border"])) for l, s in zip(split_at, split_of)], np.zeros(2 ** d)],
-            decision=np.r_[np.where(one_hot[split_at], DECISION_CATEGORY, DECISION_LE), np.full(2 ** d, DECISION_LE)],
-            default_left=np.r_[[False if one_hot[l] else not nan_right[flat[l]] for l in split_at], np.ones(2 ** d, bool)],
-            cover=cover, value=np.r_[np.zeros((n_internal, k)), values[leaf]],
-            categories=[[hashes[flat[l]][int(s["value"])]] if one_hot[l] else None for l, s in zip(split_at, split_of)] + [None] * 2 ** d))
+        levels = [weights[leaf]]                                     # covers, leaves up: each node the sum of its two children
+        while len(levels[-1]) > 1: levels.append(levels[-1].reshape(-1, 2).sum(1))
+        leaves = np.full(2 ** d, -1)
+        tree_arrays = dict(left=left, right=right, feature=np.concatenate([flat[split_at], leaves]),
+                           threshold=np.concatenate([border[split_at], np.zeros(2 ** d)]),
+                           decision=np.concatenate([np.where(one_hot[split_at], DECISION_CATEGORY, DECISION_LE), np.full(2 ** d, DECISION_LE)]),
+                           default_left=np.concatenate([nan_left[split_at], np.ones(2 ** d, bool)]),
+                           cover=np.concatenate(levels[::-1]), value=np.concatenate([np.zeros((n_internal, k)), values[leaf]]))
+        if one_hot.any():                                            # the category each one-hot split sends left
+            code = [[hashes[f][int(s["value"])]] if h else None for h, f, s in zip(one_hot, flat, splits)]
+            tree_arrays["categories"] = [code[l] for l in split_at] + [None] * 2 ** d
+        trees.append(tree_arrays)
     categorical_indices = sorted(cat_flat.values())
     categorical = [None] * p
     for f in categorical_indices:
