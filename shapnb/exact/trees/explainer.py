@@ -17,7 +17,7 @@ from ...core.validation import check_bool, check_int
 from .ensemble import tree_ensemble
 from .indices import tree_interactions, tree_semivalues
 from .pathwise import pathwise_values
-from .tables import LeafTables, leaf_tables, interventional_tables, table_values, tables_pay
+from .tables import LeafTables, leaf_tables, interventional_tables, table_values, tables_pay, interventional_tables_pay
 
 # %% auto #0
 __all__ = ['SHAP_MODEL_OUTPUTS', 'TABLES_UNKNOWN_ROWS', 'TreeExplainer']
@@ -266,20 +266,24 @@ class TreeExplainer:
         n = int(n) if isinstance(n, (int, np.integer)) else TABLES_UNKNOWN_ROWS   # a Dask frame's length is unknown
         worker = copy.copy(self)
         worker._tables = self._tables                             # shared with a thread pool's workers (pickling drops them)
-        worker._use_tables = self._tables is not None or tables_pay(self.ensemble, n)
+        worker._use_tables = self._tables is not None or self._tables_pay(n)
         return worker
+
+    def _tables_pay(self, n_rows: int) -> bool:
+        "Whether a call of `n_rows` rows should build the leaf tables (interventional ones against `data`) rather than walk."
+        if self.feature_perturbation == "interventional": return interventional_tables_pay(self.ensemble, n_rows, len(self.data))
+        return tables_pay(self.ensemble, n_rows)
 
     def _explain(self, rows: np.ndarray) -> np.ndarray:
         "Shapley values (n, p, k) of cast rows, on `n_jobs` threads."
         def compute():
             use = getattr(self, "_use_tables", None)              # decided for the whole call, on an executor's chunks
-            if use is None: use = self._tables is not None or tables_pay(self.ensemble, len(rows))
-            if not use and self.feature_perturbation != "interventional":
-                return pathwise_values(self.ensemble, rows, prepared=True)   # too few rows to repay the tables: walked, none built
+            if use is None: use = self._tables is not None or self._tables_pay(len(rows))
+            background = self.data if self.feature_perturbation == "interventional" else None
+            if not use: return pathwise_values(self.ensemble, rows, background, prepared=True)   # too few rows to repay the tables: walked, none built
             tables = self._leaf_tables()
             phi = table_values(self.ensemble, rows, tables, prepared=True)
             if not tables.use.all():
-                background = self.data if self.feature_perturbation == "interventional" else None
                 phi += pathwise_values(self.ensemble, rows, background, trees=~tables.use, prepared=True)
             return phi
         return self._on_threads(compute)

@@ -16,7 +16,8 @@ from .pathwise import tree_rules, _path_slot, _oblivious_trees, oblivious_group,
 
 # %% auto #0
 __all__ = ['TABLE_TREE_DOUBLES', 'TABLE_BYTES', 'TABLE_BLOCK', 'TABLE_BUILD_NS', 'WALK_STEP_NS', 'LOOKUP_NS', 'PASS_COST',
-           'TABLE_FILL', 'LeafTables', 'leaf_tables', 'table_values', 'tables_pay', 'interventional_tables']
+           'TABLE_FILL', 'INTERVENTIONAL_FILL_NS', 'HISTOGRAM_NS', 'BITSET_WALK_NS', 'LeafTables', 'leaf_tables',
+           'table_values', 'tables_pay', 'interventional_tables', 'interventional_tables_pay']
 
 # %% ../../../nbs/12_leaf_tables.ipynb #585c3496
 TABLE_TREE_DOUBLES = 1 << 20   # largest leaf-table size of one tree (8 MB); deeper trees use the edge-wise pass
@@ -334,6 +335,18 @@ PASS_COST = 10   # table look-ups worth one step (node x quadrature node x backg
 TABLE_FILL = "auto"   # how interventional leaf tables are filled: "auto" (the cheaper way per leaf), "dense" or "sparse" (read when `interventional_tables` is called)
 _FILLS = {"auto": 0, "dense": 1, "sparse": 2}
 
+# %% ../../../nbs/12_leaf_tables.ipynb #628cb38b
+def _interventional_layout(e: TreeEnsemble, n_background: int, max_bytes: int, every_tree: bool):
+    "The trees that get interventional tables against `n_background` rows and their layout (use, start, size, owner), or None if none can."
+    distinct, is_leaf = e.distinct_above, e.left < 0
+    lookups = np.add.reduceat(np.where(is_leaf, distinct, 0), e.roots)
+    pass_steps = PASS_COST * n_background * e.nodes_per_tree * np.maximum(e.max_depth, 1)
+    pays = lookups <= pass_steps
+    table_size = np.add.reduceat(np.where(is_leaf, np.exp2(distinct) * (distinct / 2 + 1), 0.0), e.roots)
+    if max_bytes == 0 or not ((pays | every_tree) & (table_size <= TABLE_TREE_DOUBLES)).any(): return None
+    order = np.argsort(table_size / pass_steps, kind="stable")     # the most pass work saved per byte first
+    return _table_layout(e, distinct, max_bytes, None if every_tree else pays, order, compact=True)
+
 # %% ../../../nbs/12_leaf_tables.ipynb #e4bfcc2c
 def interventional_tables(ensemble: TreeEnsemble,        # the model, `tree_ensemble(model)`
                           background,                    # background rows (n_b, p), at least one
@@ -351,14 +364,10 @@ def interventional_tables(ensemble: TreeEnsemble,        # the model, `tree_ense
     if len(Z) == 0: raise ValueError("background must hold at least one row")
     nodes, distinct = e.nodes(), e.distinct_above
     is_leaf = e.left < 0
-    lookups = np.add.reduceat(np.where(is_leaf, distinct, 0), e.roots)
-    pass_steps = PASS_COST * len(Z) * e.nodes_per_tree * np.maximum(e.max_depth, 1)
-    pays = lookups <= pass_steps
-    table_size = np.add.reduceat(np.where(is_leaf, np.exp2(distinct) * (distinct / 2 + 1), 0.0), e.roots)
-    if max_bytes == 0 or not ((pays | every_tree) & (table_size <= TABLE_TREE_DOUBLES)).any():   # no tree can have one
+    layout = _interventional_layout(e, len(Z), max_bytes, every_tree)
+    if layout is None:                                              # no tree can have one
         return LeafTables(np.zeros(len(e.roots), bool), np.zeros(len(e.left), np.int64), np.zeros(0), len(Z), _pattern_offsets(0))
-    order = np.argsort(table_size / pass_steps, kind="stable")     # the most pass work saved per byte first
-    use, start, size, owner = _table_layout(e, distinct, max_bytes, None if every_tree else pays, order, compact=True)
+    use, start, size, owner = layout
     table = np.zeros(int(size.sum()))
     offsets = _pattern_offsets(int(distinct[use[owner] & is_leaf].max()) if use.any() else 0)
     if use.any():
@@ -370,3 +379,24 @@ def interventional_tables(ensemble: TreeEnsemble,        # the model, `tree_ense
             _fill_interventional(leaves, distinct, hstart, hist, start, _beta_weights(int(distinct[leaves].max())),
                                  float(len(Z)), min(len(leaves), 8 * numba.get_num_threads()), table, offsets, fill)
     return LeafTables(use, start, table, len(Z), offsets)
+
+# %% ../../../nbs/12_leaf_tables.ipynb #60126f74
+INTERVENTIONAL_FILL_NS = 8.0   # measured: ns per double of the interventional tables
+HISTOGRAM_NS = 4.0             # measured: ns per background row and node of the tabled trees, counting their patterns
+BITSET_WALK_NS = 6.0           # measured: ns per node and (64-row word of the background, plus one) a row saves with the tables
+
+def interventional_tables_pay(ensemble: TreeEnsemble,        # the model, `tree_ensemble(model)`
+                              n_rows: int,                   # rows to explain in one call
+                              n_background: int,             # background rows, at least one
+                              max_bytes: int | None = None,  # as in interventional_tables (None: TABLE_BYTES)
+                             ) -> bool:
+    "Whether building the interventional tables against `n_background` rows costs less than walking `n_rows` rows through the trees that would get them."
+    if not isinstance(ensemble, TreeEnsemble): raise TypeError(f"ensemble must be a TreeEnsemble; got {type(ensemble).__name__}")
+    n_rows, n_background = check_int(n_rows, "n_rows", minimum=0), check_int(n_background, "n_background", minimum=1)
+    e = ensemble
+    layout = _interventional_layout(e, n_background, check_int(TABLE_BYTES if max_bytes is None else max_bytes, "max_bytes", minimum=0), False)
+    if layout is None: return False
+    use, _, size, _ = layout
+    nodes = float(np.diff(np.append(e.roots, len(e.left)))[use].sum())
+    build = INTERVENTIONAL_FILL_NS * float(size.sum()) + HISTOGRAM_NS * n_background * nodes
+    return n_rows * BITSET_WALK_NS * nodes * (-(-n_background // 64) + 1) >= build
