@@ -11,7 +11,7 @@ import numpy as np
 from .core.validation import check_int, random_generator
 from .core.games import MarginalGame
 from .exact.trees import TreeExplainer
-from .exact.trees import ensemble as _ensemble, pathwise as _pathwise, tables as _tables
+from .exact.trees import ensemble as _ensemble, pathwise as _pathwise
 from .sampling.kernelshap import kernel_shap
 from .core.explanation import Explanation
 from . import plots
@@ -24,9 +24,8 @@ COMPILE_NOTICE = "compiling the tree kernels (first run only, ~20 s)…"
 BUDGET_HELP = ("game evaluations for KernelSHAP, below 1024 (2^10 would enumerate every coalition); a budget too small for "
                "standard errors (below about 26) is refused")
 
-DEMO_KERNELS = (_ensemble._structure_flags, _ensemble._cover_shares, _ensemble._tree_shapes, _ensemble._predict_rows,   # what
-                _pathwise._split_patterns, _pathwise._oblivious_trees, _tables._background_histograms,          # run_demo compiles:
-                _tables._fill_leaf_sparse, _tables._fill_interventional, _tables._explain_rows_tables)          # its forest takes the leaf tables
+DEMO_KERNELS = (_ensemble._structure_flags, _ensemble._cover_shares, _ensemble._tree_shapes, _ensemble._predict_rows,   # what run_demo
+                _pathwise._background_bits, _pathwise._explain_rows_bits)   # compiles: its one row does not repay the leaf tables
 
 def _kernels_ready() -> bool:
     "Whether every numba kernel the demo calls is compiled in this process or cached on disk for the current source."
