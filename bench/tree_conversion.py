@@ -1,6 +1,7 @@
 """Reading a model into shapnb's tree arrays (`tree_ensemble`), the part of building a `TreeExplainer` that one row's
-explanation is mostly made of (notebook 14, "Outside the benchmark"): best of seven, one thread, on notebook 14's
-XGBoost, LightGBM and random-forest models and on CatBoost regressors of 500 trees of depth 6 and 1000 of depth 4.
+explanation is mostly made of, and predicting 10 000 rows with them (`TreeEnsemble.predict`, the additivity check's
+prediction; notebook 14, "Outside the benchmark"): best of seven, one thread, on notebook 14's XGBoost, LightGBM and
+random-forest models and on CatBoost regressors of 500 trees of depth 6 and 1000 of depth 4.
 To compare two versions side by side, run it once per checkout, each on its own core:
 
   taskset -c 1 python bench/tree_conversion.py
@@ -29,10 +30,12 @@ def main():
               for d, n in ((6, 500), (4, 1000))}
     for name in ("XGBoost, 500 trees, depth 6", "LightGBM, 500 trees, 63 leaves", "random forest, 100 trees, depth 8, p=10"):
         models[name] = configurations()[name]()[0]
-    print(f"shapnb from {os.path.dirname(shapnb.__file__)}\n| model | tree_ensemble (s) |\n|---|---|")
+    rows = r.normal(size=(10_000, 20))
+    print(f"shapnb from {os.path.dirname(shapnb.__file__)}\n| model | tree_ensemble (s) | predict, 10 000 rows (s) |\n|---|---|---|")
     for name, model in models.items():
-        tree_ensemble(model)                                      # numba compiles once
-        print(f"| {name} | {best(lambda: tree_ensemble(model)):.4f} |", flush=True)
+        e = tree_ensemble(model)                                  # numba compiles once
+        X = e.rows(rows[:, :e.n_features], False); e.predict(X[:2], prepared=True)
+        print(f"| {name} | {best(lambda: tree_ensemble(model)):.4f} | {best(lambda: e.predict(X, prepared=True), 3):.4f} |", flush=True)
 
 
 if __name__ == "__main__":

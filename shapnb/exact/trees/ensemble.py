@@ -105,7 +105,7 @@ def _tree_shapes(nodes, n_features):
     return depth_out, distinct_out, distinct, slot
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #45cbffdf
-PREDICT_BLOCK = 8   # rows walked through a tree side by side: their walks overlap in the processor (measured 1.3-1.5x over one at a time)
+PREDICT_BLOCK = 8   # rows walked through a tree side by side: their walks overlap in the processor (measured 1.1-1.5x over one at a time)
 
 @njit(cache=True)
 def _predict_rows(X, base, nodes):
