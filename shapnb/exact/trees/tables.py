@@ -396,7 +396,7 @@ def interventional_tables_pay(ensemble: TreeEnsemble,        # the model, `tree_
     e = ensemble
     layout = _interventional_layout(e, n_background, check_int(TABLE_BYTES if max_bytes is None else max_bytes, "max_bytes", minimum=0), False)
     if layout is None: return False
-    use, _, size, _ = layout
-    nodes = float(np.diff(np.append(e.roots, len(e.left)))[use].sum())
+    use, _, size, owner = layout
+    nodes = float(use[owner].sum())                                # nodes of the trees that would get tables
     build = INTERVENTIONAL_FILL_NS * float(size.sum()) + HISTOGRAM_NS * n_background * nodes
     return n_rows * BITSET_WALK_NS * nodes * (-(-n_background // 64) + 1) >= build
