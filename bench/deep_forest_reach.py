@@ -3,8 +3,10 @@ notebook 14 (20 fully grown trees, 100 background rows), counted by a plain Pyth
 
   python bench/deep_forest_reach.py [rows=5]
 
-A (row x, background row z) pair reaches a node when every split above it is met by x or by z; the walk follows, per
-explained row, the set of background rows still paired with it. Printed per row: the nodes and leaves reached by any
+The walk counts a (row x, background row z) pair at a node when every split above it is met by x or by z: an upper
+bound on the kernel's reach, which asks per feature that x or z meet all of its conditions on the path (on the first
+tree and row, 5652 leaves by this count, 2061 by the kernel's). The walk follows, per explained row, the set of
+background rows still paired with it. Printed per row: the nodes and leaves reached by any
 pair, and the (leaf, background row) pairs; then, per reached (row, leaf): the live background rows, their distinct
 failed-slot masks (the slots, distinct features on the leaf's path, whose conditions z fails; the only part of z the
 leaf's Shapley weights read), and the slots. Last, shapnb's one-thread time per explained row of the whole forest

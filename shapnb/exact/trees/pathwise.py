@@ -448,7 +448,7 @@ def _explain_rows_bits(X, n_bg, bits, row_of, slot, count, nodes, depth, n_slots
     for chunk in prange(n_chunks):
         lo, hi = chunk * n // n_chunks, (chunk + 1) * n // n_chunks
         slot_feature = np.zeros(n_slots + 1, np.int64)
-        Zs = np.zeros((n_slots + 1, words), np.uint64)       # per slot: background rows meeting all its conditions so far
+        Zs = np.zeros((n_slots + 4, words), np.uint64)       # per slot: background rows meeting all its conditions so far (+3: padding to 4)
         xin = np.zeros(n_slots + 1, np.uint64)               # per slot: rows of the block meeting all its conditions so far
         live = np.zeros((depth + 1, BIT_BLOCK, words), np.uint64)   # per level and row: the live background rows
         alive = np.zeros(depth + 1, np.uint64)               # per level: the rows with a live background row
@@ -460,9 +460,9 @@ def _explain_rows_bits(X, n_bg, bits, row_of, slot, count, nodes, depth, n_slots
         fails = np.zeros(64 * words, np.uint64)              # per background row: the leaf's slots it fails, as a mask
         xms, n_live = np.zeros(BIT_BLOCK, np.uint64), np.zeros(BIT_BLOCK, np.int64)
         planes, M = np.zeros((8, words), np.uint64), np.zeros((n_slots + 1, words), np.uint64)
-        cnt, acc = np.zeros(n_slots + 1, np.int64), np.zeros(n_slots + 1)
+        cnt, acc = np.zeros(n_slots + 1, np.int64), np.zeros(n_slots + 4)    # acc, own: padded like Zs
         xr = np.zeros((depth + 1, BIT_BLOCK), np.uint64)     # per level and row: the slots the row meets, as a mask
-        own = np.zeros((BIT_BLOCK, n_slots + 1, k_leaf))    # per row and slot: its own sums, settled when the slot is popped
+        own = np.zeros((BIT_BLOCK, n_slots + 4, k_leaf))    # per row and slot: its own sums, settled when the slot is popped
         shared = np.zeros((BIT_BLOCK, n_slots + 2, k_leaf)) # per row and k: sums owed to every slot below k (suffix sums)
         n_sorted = p if sort_x else 0                        # per feature, the block's rows sorted (built on first use):
         x_values, x_m = np.zeros((n_sorted, BIT_BLOCK)), np.zeros(n_sorted, np.int64)        # values, NaN left out
@@ -529,22 +529,25 @@ def _explain_rows_bits(X, n_bg, bits, row_of, slot, count, nodes, depth, n_slots
                         new_z[w] = old_z[d, w] & (lb if go_left else ~lb)
                     is_leaf = left[child] < 0
                     target = leaf_live if is_leaf else live[d + 1]
-                    now = np.uint64(0)
-                    m = alive[d]
-                    while m:                                  # each row's live set below the edge
+                    bit_s = _ONE << np.uint64(s)
+                    now = alive[d] & x_new
+                    m = now
+                    while m:                                  # the rows still meeting the slot: nothing new to ask of z
                         low = m & (~m + _ONE); m ^= low
                         r = _bit_index(low)
-                        xr[d + 1, r] = (xr[d, r] & ~(_ONE << np.uint64(s))) | (((x_new >> np.uint64(r)) & _ONE) << np.uint64(s))
-                        if x_new & low:                       # the row still meets the slot: nothing new to ask of z
-                            for w in range(words): target[r, w] = live[d, r, w]
-                            now |= low
-                        else:
-                            any_live = np.uint64(0)
-                            for w in range(words):
-                                v = live[d, r, w] & new_z[w]
-                                target[r, w] = v
-                                any_live |= v
-                            if any_live: now |= low
+                        xr[d + 1, r] = xr[d, r] | bit_s
+                        for w in range(words): target[r, w] = live[d, r, w]
+                    m = alive[d] & ~x_new
+                    while m:                                  # the others: their background rows that go this way
+                        low = m & (~m + _ONE); m ^= low
+                        r = _bit_index(low)
+                        any_live = np.uint64(0)
+                        for w in range(words):
+                            v = live[d, r, w] & new_z[w]
+                            target[r, w] = v
+                            any_live |= v
+                        now |= low if any_live else np.uint64(0)   # a blend: whether a row dies is data, not a branch
+                        xr[d + 1, r] = xr[d, r] & ~bit_s
                     if now == 0: continue                     # no (row, background row) pair reaches the child
                     xin[s] = x_new
                     for w in range(words): Zs[s, w] = new_z[w]
@@ -553,6 +556,7 @@ def _explain_rows_bits(X, n_bg, bits, row_of, slot, count, nodes, depth, n_slots
                         node_at[d] = child; stage[d] = 0; alive[d] = now
                         continue
                     ns = count[child]                         # a leaf: each row's slots, then its live background rows
+                    ns4 = (ns + 3) & ~3                       # loops over slots run to a multiple of 4 (x meets no slot past ns)
                     for w in range(words): zu[w] = 0
                     m = now
                     while m:
@@ -573,7 +577,7 @@ def _explain_rows_bits(X, n_bg, bits, row_of, slot, count, nodes, depth, n_slots
                             zlow = zm & (~zm + _ONE); zm ^= zlow
                             zb = np.uint64(_bit_index(zlow))
                             f = np.uint64(0)
-                            for u in range(ns): f |= (((Zs[u, w] >> zb) & _ONE) ^ _ONE) << np.uint64(u)
+                            for u in range(ns4): f |= (((Zs[u, w] >> zb) & _ONE) ^ _ONE) << np.uint64(u)
                             fails[w * 64 + zb] = f
                     m = now
                     while m:
@@ -592,9 +596,7 @@ def _explain_rows_bits(X, n_bg, bits, row_of, slot, count, nodes, depth, n_slots
                                     a = _popcount(A)
                                     tot_b += W[1, a, b]
                                     wa = W[0, a, b]
-                                    while A:
-                                        alow = A & (~A + _ONE); A ^= alow
-                                        acc[_bit_index(alow)] += wa
+                                    for u in range(ns4): acc[u] += wa if (A >> np.uint64(u)) & _ONE else 0.0
                         else:
                             n_planes = 0
                             while (1 << n_planes) <= n_a: n_planes += 1
@@ -629,12 +631,10 @@ def _explain_rows_bits(X, n_bg, bits, row_of, slot, count, nodes, depth, n_slots
                                     for w in range(words): c += _popcount(M[a, w] & ~Zs[u, w])
                                     acc[u] += c * W[0, a, b]
                         for o in range(k_leaf): shared[r, ns, o] -= value[child, o] * tot_b   # every slot: z only
-                        A = xm
-                        while A:                              # the slots x meets: their own sums instead
-                            alow = A & (~A + _ONE); A ^= alow
-                            u = _bit_index(alow)
-                            for o in range(k_leaf): own[r, u, o] += value[child, o] * (acc[u] + tot_b)
-                            acc[u] = 0.0
+                        for o in range(k_leaf):
+                            vo = value[child, o]
+                            for u in range(ns4): own[r, u, o] += vo * (acc[u] + tot_b) if (xm >> np.uint64(u)) & _ONE else 0.0
+                        for u in range(ns4): acc[u] = 0.0
                     xin[s] = old_x[d]
                     for w in range(words): Zs[s, w] = old_z[d, w]
     return phi
