@@ -187,15 +187,15 @@ def test_bitset_walk_is_the_mean_product_game(path):
     np.testing.assert_allclose(phi, ref, rtol=0, atol=1e-12 * max(np.abs(ref).max(), abs(value)))
 
 
-
 @pytest.mark.parametrize("n_distinct", [61, 62, 63, 64])
 def test_paths_of_61_to_64_distinct_features(n_distinct):
     "The leaf's slot loops run to a multiple of 4 (at most 64 slots): a path with 61-64 distinct features, some met by x, some by each z."
-    features = list(rng.permutation(64)[:n_distinct])
+    draw = np.random.default_rng(n_distinct)                                     # its own draws, whatever ran before
+    features = list(draw.permutation(64)[:n_distinct])
     features += [features[n_distinct % 2], features[n_distinct % 2 + 1]]        # two repeats, each on its first split's side
     x_follows = [k % 20 != 2 for k in range(n_distinct)] + [True, True]        # x misses 3-4 slots
     on_path = np.full(64, 2.0); on_path[features[:n_distinct:2]] = -2.0         # z = on_path follows every split (left at even k)
-    z = np.where(rng.random((65, 64)) < 0.95, on_path, -on_path)                  # two words of background rows, each missing a few
+    z = np.where(draw.random((65, 64)) < 0.95, on_path, -on_path)                  # two words of background rows, each missing a few
     ensemble, x, background, a, b = path_tree(64, features, x_follows, z, 1.5)
     on = np.unique(features)
     ref = np.zeros(64)
@@ -203,6 +203,7 @@ def test_paths_of_61_to_64_distinct_features(n_distinct):
     assert ensemble.path_features.max() == n_distinct and np.count_nonzero(ref) > n_distinct // 2   # pairs reach the leaf
     phi = pathwise_values(ensemble, x, background, method="bitset")[0, :, 0]
     np.testing.assert_allclose(phi, ref, rtol=0, atol=1e-12)
+
 
 def test_mutation_wrong_weights_are_caught():
     "The brute-force check can fail: the kernel with the two weight tables swapped disagrees with it."
