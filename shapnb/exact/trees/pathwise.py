@@ -587,6 +587,20 @@ def _explain_rows_bits(X, n_bg, bits, row_of, slot, count, nodes, depth, n_slots
                         n_a = _popcount(xm)
                         b = ns - n_a
                         tot_b = 0.0
+                        if n_live[r] == 1:                    # one live background row (most visits): found without a loop, its terms straight into own
+                            zi = 0
+                            for w in range(words):
+                                lw = leaf_live[r, w]
+                                zi = w * 64 + _bit_index(lw) if lw else zi
+                            A = fails[zi] & xm
+                            a = _popcount(A)
+                            tot_b = W[1, a, b]
+                            wa = W[0, a, b]
+                            for o in range(k_leaf):
+                                vo = value[child, o]
+                                shared[r, ns, o] -= vo * tot_b
+                                for u in range(ns4): own[r, u, o] += vo * (tot_b + (wa if (A >> np.uint64(u)) & _ONE else 0.0)) if (xm >> np.uint64(u)) & _ONE else 0.0
+                            continue
                         if n_live[r] >= 0:
                             for w in range(words):
                                 zm = leaf_live[r, w]
