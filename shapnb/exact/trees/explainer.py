@@ -149,7 +149,7 @@ class TreeExplainer:
     def _output_bound(self) -> np.ndarray:
         "Per output (k,): the base plus each tree's largest |leaf value|, a bound on every output and term the values sum."
         e = self.ensemble                                      # each tree's nodes are contiguous, from its root on
-        largest = np.maximum.reduceat(np.where((e.left < 0)[:, None], np.abs(e.value), 0.0), e.roots, axis=0)
+        largest = np.maximum.reduceat(np.abs(e.value) * (e.left < 0)[:, None], e.roots, axis=0)   # leaves only (values are finite)
         bound = np.abs(np.asarray(e.base, dtype=float)).copy()
         every = e.tree_output < 0                              # trees with a leaf value per output, or one for their output
         bound += largest[every].sum(0) if every.any() else 0.0

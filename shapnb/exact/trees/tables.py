@@ -197,7 +197,7 @@ def tables_pay(ensemble: TreeEnsemble,        # the model, `tree_ensemble(model)
     use, _, size, _ = _table_layout(e, e.distinct_above, max_bytes, ~_oblivious_trees(e.nodes()))
     if not use.any(): return False
     walk = WALK_STEP_NS * float((np.diff(np.append(e.roots, len(e.left))) * e.nodes_per_tree)[use].sum())
-    lookups = LOOKUP_NS * float(np.add.reduceat(np.where(e.left < 0, e.distinct_above, 0), e.roots)[use].sum())
+    lookups = LOOKUP_NS * float(np.add.reduceat(e.distinct_above * (e.left < 0), e.roots)[use].sum())   # not np.where: it branches per node
     return n_rows * (walk - lookups) >= TABLE_BUILD_NS * float(size.sum())
 
 # %% ../../../nbs/12_leaf_tables.ipynb #72ca014c
@@ -336,13 +336,28 @@ TABLE_FILL = "auto"   # how interventional leaf tables are filled: "auto" (the c
 _FILLS = {"auto": 0, "dense": 1, "sparse": 2}
 
 # %% ../../../nbs/12_leaf_tables.ipynb #628cb38b
+@njit(cache=True)
+def _leaf_sums(left, roots, distinct, per_leaf):
+    "Per tree, over its leaves: the sum of their distinct path features d, and of per_leaf[d]."
+    n, T = len(left), len(roots)
+    lookups, total = np.zeros(T, np.int64), np.zeros(T)
+    for t in range(T):
+        a, b = 0, 0.0
+        for i in range(roots[t], roots[t + 1] if t + 1 < T else n):
+            leaf = left[i] < 0                                  # a select, not a jump: leaves and splits come in no order
+            a += distinct[i] if leaf else 0
+            b += per_leaf[distinct[i]] if leaf else 0.0
+        lookups[t], total[t] = a, b
+    return lookups, total
+
+# %% ../../../nbs/12_leaf_tables.ipynb #3e9063bb
 def _interventional_layout(e: TreeEnsemble, n_background: int, max_bytes: int, every_tree: bool):
     "The trees that get interventional tables against `n_background` rows and their layout (use, start, size, owner), or None if none can."
-    distinct, is_leaf = e.distinct_above, e.left < 0
-    lookups = np.add.reduceat(np.where(is_leaf, distinct, 0), e.roots)
+    distinct = e.distinct_above
+    d = np.arange(int(distinct.max()) + 1)
+    lookups, table_size = _leaf_sums(e.left, e.roots, distinct, np.exp2(d) * (d / 2 + 1))   # a compact table: 2^d (d/2 + 1) doubles
     pass_steps = PASS_COST * n_background * e.nodes_per_tree * np.maximum(e.max_depth, 1)
     pays = lookups <= pass_steps
-    table_size = np.add.reduceat(np.where(is_leaf, np.exp2(distinct) * (distinct / 2 + 1), 0.0), e.roots)
     if max_bytes == 0 or not ((pays | every_tree) & (table_size <= TABLE_TREE_DOUBLES)).any(): return None
     order = np.argsort(table_size / pass_steps, kind="stable")     # the most pass work saved per byte first
     return _table_layout(e, distinct, max_bytes, None if every_tree else pays, order, compact=True)
