@@ -11,7 +11,7 @@ import numpy as np
 from .core.validation import check_int, random_generator
 from .core.games import MarginalGame
 from .exact.trees import TreeExplainer
-from .exact.trees import ensemble as _ensemble, pathwise as _pathwise
+from .exact.trees import ensemble as _ensemble, pathwise as _pathwise, tables as _tables
 from .sampling.kernelshap import kernel_shap
 from .core.explanation import Explanation
 from . import plots
@@ -25,7 +25,7 @@ BUDGET_HELP = ("game evaluations for KernelSHAP, below 1024 (2^10 would enumerat
                "standard errors (below about 26) is refused")
 
 DEMO_KERNELS = (_ensemble._structure_flags, _ensemble._cover_shares, _ensemble._tree_shapes, _ensemble._predict_rows,   # what run_demo
-                _pathwise._background_bits, _pathwise._explain_rows_bits)   # compiles: its one row does not repay the leaf tables
+                _tables._leaf_sums, _pathwise._background_bits, _pathwise._explain_rows_bits)   # compiles: its one row does not repay the leaf tables
 
 def _kernels_ready() -> bool:
     "Whether every numba kernel the demo calls is compiled in this process or cached on disk for the current source."
