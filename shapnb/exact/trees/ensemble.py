@@ -173,6 +173,25 @@ class CategoryCodes(NamedTuple):
     in_arrays: bool           # whether arrays hold category values too (scikit-learn, CatBoost), not codes (XGBoost, LightGBM)
     unknown: str = "missing"  # a value that is no category: "missing" (code NaN) or "error" (refused, as XGBoost does)
     hasher: object = None     # CatBoost: a callable giving the model's hash of each value; `categories` are hashes
+    stored_text: tuple | None = None  # XGBoost, `categories` None: its stored text categories as (offsets, UTF-8 bytes), which a frame's categories must reproduce
+
+# %% ../../../nbs/10_tree_ensemble.ipynb #c5de5979
+def _text_encoding(labels,              # text categories, in code order
+                   by_characters: bool, # offsets counted in characters (XGBoost 3.1-3.2), not in bytes
+                  ) -> tuple:
+    "(offsets, bytes) of `labels` written one after another in UTF-8, as XGBoost stores them (cut at the last offset)."
+    ends = np.cumsum([len(s) if by_characters else len(s.encode()) for s in labels], dtype=np.int64)
+    offsets = (0, *ends.tolist())
+    return offsets, "".join(labels).encode()[:offsets[-1]]
+
+def _check_stored_text(categories, stored_text: tuple, column: str, what: str):
+    "Refuse a frame's categories unless, in order, they are the ones XGBoost stored as `stored_text` (offsets, bytes)."
+    labels = list(categories)
+    if all(isinstance(s, str) for s in labels) and stored_text in (_text_encoding(labels, True), _text_encoding(labels, False)): return
+    raise ValueError(f"{what}'s column {column!r} must have exactly the categories the model was fitted with, in the same order: "
+                     "this XGBoost version stored them with non-ASCII text in a form that cannot be read back (offsets counted in "
+                     "characters, not bytes), so they can only be matched as a whole. Give the column the training frame's dtype "
+                     f"({what}[{column!r}] = {what}[{column!r}].astype(train[{column!r}].dtype)), or ASCII category names at fit")
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #8c0c0850
 def _category_codes(values,          # one column: a pandas Series or a 1-D array of category values
@@ -183,9 +202,10 @@ def _category_codes(values,          # one column: a pandas Series or a 1-D arra
     "The float codes of a column's categories (NaN for missing values, and unknown ones when `codes.unknown` is 'missing')."
     import pandas as pd
     series = values if isinstance(values, pd.Series) else pd.Series(np.asarray(values, dtype=object))
-    if codes.categories is None:                              # the frame's own pandas codes (XGBoost without stored categories)
+    if codes.categories is None:                              # the frame's own pandas codes (XGBoost without readable categories)
         if not isinstance(series.dtype, pd.CategoricalDtype):
             raise ValueError(f"{what}'s column {column!r} must be a pandas categorical column for this model's categorical feature")
+        if codes.stored_text is not None: _check_stored_text(series.cat.categories, codes.stored_text, column, what)
         out = series.cat.codes.to_numpy().astype(np.float64)
         out[out < 0] = np.nan
         return out
@@ -798,13 +818,22 @@ def _xgboost_categories(booster, p: int) -> list | None:
     "Per feature the CategoryCodes of XGBoost's categorical features ('c' feature type), or None if it has none."
     types = booster.feature_types or []
     if "c" not in types: return None
-    stored = {}
+    stored, text = {}, {}
     try:
         categories = booster.get_categories(export_to_arrow=True)
         if not categories.empty():
-            stored = {j: tuple(values.to_pylist()) for j, (_, values) in enumerate(categories.to_arrow()) if values is not None}
+            for j, (_, values) in enumerate(categories.to_arrow()):
+                if values is None: continue
+                width = {"string": np.int32, "large_string": np.int64}.get(str(values.type))
+                if width is None: stored[j] = tuple(values.to_pylist()); continue          # numbers
+                _, starts, chars = values.buffers()
+                offsets = np.frombuffer(starts, width)[values.offset: values.offset + len(values) + 1].astype(np.int64)
+                data = b"" if chars is None else chars.to_pybytes()[offsets[0]: offsets[-1]]
+                if data.isascii(): stored[j] = tuple(values.to_pylist())
+                else: text[j] = (tuple((offsets - offsets[0]).tolist()), data)   # not readable back: matched against a frame's
     except AttributeError: pass                                 # XGBoost before 3.1 stores no categories: a frame's codes
-    return [CategoryCodes(stored.get(j), in_arrays=False, unknown="error") if t == "c" else None for j, t in enumerate(types)]
+    return [CategoryCodes(stored.get(j), in_arrays=False, unknown="error", stored_text=text.get(j)) if t == "c" else None
+            for j, t in enumerate(types)]
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #cdd2a3ba
 _UBJ_NUMBERS = {ord(m): (struct.Struct(">" + s), np.dtype(">" + s)) for m, s in
