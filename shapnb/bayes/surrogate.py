@@ -175,6 +175,10 @@ def gp_surrogate_shap(game,                         # callable on a boolean (k, 
     sur = "linear" if every else GPSurrogate(kernel=kernel, criterion=criterion, noise=noise, hyper_fit=hyper_fit)   # no GP fits
     e = surrogate_shap(counted, p, rest, seed=rng, surrogate=sur, n_folds=n_folds, correction=correction, anchors=anchors,
                        bootstrap=bootstrap, n_boot=n_boot)
+    note = e.details["se_note"]
+    if note is not None and anchors is not None:        # the note counts the design's evaluations, not the whole budget
+        note = (f"with active={active}, the design has {rest} of the budget {budget} (ShaplEIG's part took {n_active}, ∅ and N "
+                f"shared), and the budgets below are the design's own: lower active, or raise the budget. {note}")
     details = dict(e.details, kernel=kernel, hyper_fit=hyper_fit, active=active, n_active=0 if anchors is None else n_active,
-                   anchors=anchors, eig_run=eig_run, design_budget=rest)
+                   anchors=anchors, eig_run=eig_run, design_budget=rest, se_note=note)
     return Explanation(e.values, e.base_values, se=e.se, n_evals=counted.n_evals, method="gp_surrogate_shap", details=details)

@@ -11,9 +11,9 @@ from scipy.special import gammaln
 from ..core.validation import check_bool, check_int, check_n_players, check_coalitions, random_generator
 
 # %% auto #0
-__all__ = ['DESIGN_MAX_PLAYERS', 'BLOCK_ROWS', 'MAX_DRAWS', 'check_design_players', 'shapley_kernel', 'design_strata',
-           'wallenius_means', 'round_counts', 'check_budget', 'border_strata', 'allocate', 'sample_subsets',
-           'CoalitionDesign', 'row_blocks', 'stacked_r', 'coalition_rank', 'wallenius_design']
+__all__ = ['DESIGN_MAX_PLAYERS', 'MAX_BUDGET', 'BLOCK_ROWS', 'MAX_DRAWS', 'check_design_players', 'shapley_kernel',
+           'design_strata', 'wallenius_means', 'round_counts', 'check_budget', 'border_strata', 'allocate',
+           'sample_subsets', 'CoalitionDesign', 'row_blocks', 'stacked_r', 'coalition_rank', 'wallenius_design']
 
 # %% ../../nbs/20_wallenius_design.ipynb #79e797e8
 def _log_comb(n, k) -> np.ndarray:
@@ -99,6 +99,8 @@ def round_counts(means,      # (H,) mean counts per stratum, summing to `n`
     return counts
 
 # %% ../../nbs/20_wallenius_design.ipynb #26dc9d31
+MAX_BUDGET = 2 ** 53   # the largest budget: counts of units are exact in float64 up to it (and a design that large is far beyond memory)
+
 def check_budget(p: int,             # number of players
                  budget: int,        # game evaluations, ∅ and N included
                  paired: bool = True, # whether a unit is a pair (two evaluations) or one coalition
@@ -110,6 +112,9 @@ def check_budget(p: int,             # number of players
     if budget < need:
         raise ValueError(f"budget {budget} is too small: the {'paired ' if paired else ''}design needs at least {need} "
                          "evaluations (∅, N and one " + ("pair)" if paired else "coalition)"))
+    if min(budget, 2 ** p) > MAX_BUDGET:
+        raise ValueError(f"budget {budget} is beyond MAX_BUDGET = 2**53, the largest count a float64 holds exactly (the design's "
+                         f"stratum sizes are float64); its coalitions alone would take {min(budget, 2 ** p) * p:.3g} bytes")
     if budget > 2 ** p:
         warnings.warn(f"budget {budget} exceeds the 2**{p} = {2 ** p} coalitions; clipped to {2 ** p} (exact values)")
         budget = 2 ** p
