@@ -309,7 +309,7 @@ def surrogate_shap(game,                      # callable on a boolean (k, p) coa
     ends = np.array([np.zeros(p, bool), np.ones(p, bool)])
     values = evaluate_coalitions(game, np.concatenate([ends, d.coalitions]), executor, chunk_size)
     Za, ya = anchors if anchors is not None else (np.zeros((0, p), bool), np.zeros(0))
-    ref = values[0]                                            # v(∅): an offset of the game changes no value and drops out
+    ref = values[0]        # v(∅): an offset drops out, up to the rounding of v - v(∅), which can flip a tree's tied split (below)
     units, v0, v1, e = standardise_values(np.concatenate([values[2:], ya]) - ref, 0.0, values[1] - ref)   # units of 2^e: any scale
     y, ya = units[:len(values) - 2], units[len(values) - 2:]
     Z, M, counts = d.coalitions, d.population, d.counts
