@@ -11,7 +11,7 @@ from .core.validation import check_bool, check_int, check_n_players, random_gene
 from .core.tabular import (is_frame, is_series, model_feature_names, match_columns, match_frames, is_pipeline,
                                  one_row_frame, check_unnamed_order, _column_order, _unlabelled, _unknown_categories)
 from .core.scale import ignoring, is_dask_collection
-from .exact.trees import TreeExplainer, tree_ensemble
+from .exact.trees import TreeExplainer, tree_ensemble, CategoryCodes
 from .exact.kernels import ProductKernelExplainer, kernel_pipeline
 from .sampling.kernelshap import kernel_shap
 from .sampling.surrogate import surrogate_shap
@@ -218,8 +218,14 @@ def _as_fitted_categories(model, # a model explained through its predict (or its
     if not is_frame(X) or not type(owner).__module__.startswith(("xgboost", "lightgbm")): return X, data
     text = [j for j, dtype in enumerate(X.dtypes) if pd.api.types.is_object_dtype(dtype) or isinstance(dtype, pd.StringDtype)]
     if not text: return X, data
-    try: codes = tree_ensemble(owner).categorical       # per feature its CategoryCodes: the categories as stored at fit
+    try: ensemble = tree_ensemble(owner)                # per feature its CategoryCodes: the categories as stored at fit
     except Exception: return X, data                     # a model the tree layer does not read: its own predict speaks
+    codes = ensemble.categorical
+    if codes is None and ensemble.pandas_categorical is not None:   # LightGBM's codes not told from integer features: as its
+        like = [j for j, dtype in enumerate(X.dtypes) if isinstance(dtype, pd.CategoricalDtype) or j in text]   # predict pairs
+        if len(like) == len(ensemble.pandas_categorical):             # its categorical columns, in order, with the stored lists
+            codes = [None] * X.shape[1]
+            for j, categories in zip(like, ensemble.pandas_categorical): codes[j] = CategoryCodes(tuple(categories), in_arrays=False)
     if codes is None: return X, data
     X, data = X.copy(), data.copy()
     for j in text:

@@ -5,6 +5,7 @@
 # %% ../../nbs/01_games.ipynb #c355f75a
 from __future__ import annotations
 import os
+import warnings
 from pathlib import Path
 import numpy as np
 from scipy.special import gammaln
@@ -12,7 +13,7 @@ from .validation import (check_int, check_n_players, check_coalitions, evaluate_
                                     _check_exact_integers)
 from .scale import evaluate_coalitions
 from .tabular import (is_frame, is_series, check_tabular, check_no_infinity, model_feature_names,
-                                  match_columns, match_frames, HybridRows)
+                                  match_columns, match_frames, HybridRows, ReorderedColumnsWarning)
 
 # %% auto #0
 __all__ = ['MAX_MASK_PLAYERS', 'LISTED_MAX_PLAYERS', 'EXACT_MAX_PLAYERS', 'SIZE_BLIND_EPS', 'coalition_to_mask',
@@ -285,19 +286,27 @@ class MarginalGame:
         self.max_rows = check_int(max_rows, "max_rows", minimum=1)
         if is_frame(x) or is_series(x) or is_frame(background):
             names = model_feature_names(predict)              # the model's names when predict is a bound method
+            given = [(list(map(str, f.columns if is_frame(f) else f.index)), what) for f, what in
+                     ((x, "the explained row x"), (background, "the background")) if is_frame(f) or is_series(f)]
+            if names is not None and (moved := [what for columns, what in given if columns != names and sorted(columns) == sorted(names)]):
+                warnings.warn(ReorderedColumnsWarning(
+                    f"{' and '.join(moved)} name the model's features in another order; the game's players follow the model's "
+                    f"order {names[:6]}{' ...' if len(names) > 6 else ''} (game.feature_names), and so do the Shapley values of "
+                    "the game: label them with those, not with the columns as given"), stacklevel=2)
             if is_frame(x) or is_series(x): x = match_columns(x, names, "the explained row x")
             if is_frame(background): background = match_columns(background, names, "the background")
             x, background = match_frames(x, background, "the explained row x", "the background")
             if len(x) != 1: raise ValueError(f"x must be one row, got {len(x)} rows")
             check_no_infinity(x, "the explained row x"); check_no_infinity(background, "the background")
             self._hybrid = HybridRows(x, background)
+            self.feature_names = [str(c) for c in background.columns] if is_frame(background) else None
         else:
             x, background = _real_rows(x, "the explained row x"), _real_rows(background, "the background")
             if x.ndim != 1: raise ValueError(f"x must be one row of shape (p,), got shape {x.shape}")
             if background.ndim == 1: background = background[None]
             if background.ndim != 2 or background.shape[1] != x.shape[0] or background.shape[0] < 1:
                 raise ValueError(f"background must have shape (n, {x.shape[0]}) with n >= 1, got {background.shape}")
-            self._hybrid = None
+            self._hybrid, self.feature_names = None, None
         self.predict, self.x, self.background, self.n_players = predict, x, background, background.shape[1]
 
     def __call__(self, Z) -> np.ndarray:

@@ -98,6 +98,9 @@ def check_tabular(X,              # rows: an array, a DataFrame or a Series (one
     if isinstance(X, dict):
         raise TypeError(f"{what} is a dict; pass one row as a one-row DataFrame, pd.DataFrame([{what}]), or as a Series, "
                         f"pd.Series({what})")
+    if isinstance(X, (list, tuple)) and X and all(isinstance(r, dict) for r in X):   # records: numpy would see objects
+        raise TypeError(f"{what} is a list of dicts (records); pass them as a DataFrame, pd.DataFrame({what}), whose columns are "
+                        "the keys")
     if is_frame(X): return _frame_problems(X, what)
     if is_series(X): return _series_problems(X, what)
     A = np.asarray(X)
@@ -305,7 +308,9 @@ def _categories_fit(values, dtype, what: str, owner: str, column: str):
     unknown = _unknown_categories(values, dtype)
     if unknown:                                                       # shown as values: 1 and '1' differ
         raise ValueError(f"{what}'s column {column!r} has values {unknown[:5]}{' ...' if len(unknown) > 5 else ''} that are not "
-                         f"categories of {owner}'s {list(dtype.categories)[:10]}")
+                         f"categories of {owner}'s {list(dtype.categories)[:10]}; a category's code is its place in that list, "
+                         "which is what some models read, so the two must share one: give both columns the categories of the "
+                         f"training frame (X[{column!r}].astype(train[{column!r}].dtype) for each)")
 
 def _numeric_like(s) -> bool:
     "Whether a column holds numbers or booleans (numpy or pandas' nullable dtypes), not text, categories or dates."

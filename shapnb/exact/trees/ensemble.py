@@ -488,8 +488,11 @@ class TreeEnsemble:
         categorical = [j for j, dtype in enumerate(X.dtypes) if isinstance(dtype, pd.CategoricalDtype)]
         by_value = self.categorical is not None and (not categorical or categorical == [j for j, c in enumerate(self.categorical) if c is not None])
         lightgbm = self.pandas_categorical is not None and not by_value   # LightGBM's own rule: categorical columns by position
-        if lightgbm and len(self.pandas_categorical) != len(categorical):   # as LightGBM's predict: its codes would be read from numbers
-            text = [columns[j] for j, dtype in enumerate(X.dtypes) if pd.api.types.is_object_dtype(dtype) or isinstance(dtype, pd.StringDtype)]
+        text = [j for j, dtype in enumerate(X.dtypes) if pd.api.types.is_object_dtype(dtype) or isinstance(dtype, pd.StringDtype)]
+        if lightgbm and len(self.pandas_categorical) == len(categorical) + len(text):   # text in their place: categories too
+            categorical = sorted(categorical + text)               # (which its predict refuses, and explain gives them)
+        elif lightgbm and len(self.pandas_categorical) != len(categorical):   # as LightGBM's predict: its codes would be read from numbers
+            text = [columns[j] for j in text]
             raise ValueError(f"{what} has {f'categorical columns {[columns[j] for j in categorical]}' if categorical else 'no categorical columns'}; "
                              f"the model was fitted with {len(self.pandas_categorical)} pandas categorical columns"
                              + (f"; the columns {text} hold text: pass them as pandas categoricals, as at fit" if text else
@@ -502,7 +505,9 @@ class TreeEnsemble:
             if common.kind == "f": integers = common.type      # an int next to a float column goes through that float
             elif common.kind == "O": integers = np.float64     # next to an object column: through Python floats
         for j in range(X.shape[1]):
-            if j in mapping:                                     # LightGBM: the j-th categorical column, its stored categories
+            if j in mapping and j in text:                       # text in a categorical column's place: read by value
+                out[:, j] = _category_codes(X.iloc[:, j], CategoryCodes(tuple(mapping[j]), in_arrays=False), columns[j], what)
+            elif j in mapping:                                   # LightGBM: the j-th categorical column, its stored categories
                 codes = X.iloc[:, j].cat.set_categories(mapping[j]).cat.codes.to_numpy().astype(np.float64)
                 out[:, j] = np.where(codes >= 0, codes, np.nan)
             else: out[:, j] = self._column(X.iloc[:, j], j, columns[j], what, by_value=not lightgbm, integers=integers)
