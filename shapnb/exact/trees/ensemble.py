@@ -507,6 +507,10 @@ class TreeEnsemble:
         for j in range(X.shape[1]):
             if j in mapping and j in text:                       # text in a categorical column's place: read by value
                 out[:, j] = _category_codes(X.iloc[:, j], CategoryCodes(tuple(mapping[j]), in_arrays=False), columns[j], what)
+                if np.isnan(out[:, j]).all() and X.iloc[:, j].notna().any():   # not one category: another column's text, not missing
+                    raise ValueError(f"{what}'s column {columns[j]!r} holds text in the place of the model's categorical column "
+                                     f"with categories {list(mapping[j])[:10]}, but none of its values is one of them: give "
+                                     "each categorical feature its pandas categorical column, as at fit")
             elif j in mapping:                                   # LightGBM: the j-th categorical column, its stored categories
                 codes = X.iloc[:, j].cat.set_categories(mapping[j]).cat.codes.to_numpy().astype(np.float64)
                 out[:, j] = np.where(codes >= 0, codes, np.nan)
