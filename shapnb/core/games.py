@@ -290,7 +290,7 @@ class MarginalGame:
                      ((x, "the explained row x"), (background, "the background")) if is_frame(f) or is_series(f)]
             if names is not None and (moved := [what for columns, what in given if columns != names and sorted(columns) == sorted(names)]):
                 warnings.warn(ReorderedColumnsWarning(
-                    f"{' and '.join(moved)} name the model's features in another order; the game's players follow the model's "
+                    f"{' and '.join(moved)} name{'s' if len(moved) == 1 else ''} the model's features in another order; the game's players follow the model's "
                     f"order {names[:6]}{' ...' if len(names) > 6 else ''} (game.feature_names), and so do the Shapley values of "
                     "the game: label them with those, not with the columns as given"), stacklevel=2)
             if is_frame(x) or is_series(x): x = match_columns(x, names, "the explained row x")

@@ -20,7 +20,7 @@ from .pathwise import pathwise_values
 from .tables import LeafTables, leaf_tables, interventional_tables, table_values, tables_pay, interventional_tables_pay
 
 # %% auto #0
-__all__ = ['SHAP_MODEL_OUTPUTS', 'TABLES_UNKNOWN_ROWS', 'TreeExplainer']
+__all__ = ['SHAP_MODEL_OUTPUTS', 'TABLES_UNKNOWN_ROWS', 'OVERFLOW_MARGIN', 'SUBNORMAL_SCALE', 'TreeExplainer']
 
 # %% ../../../nbs/13_tree_explainer.ipynb #d33b9f2f
 def _check_jobs(n_jobs) -> int:
@@ -54,6 +54,8 @@ def _output_names(model, n_outputs: int) -> list[str] | None:
 SHAP_MODEL_OUTPUTS = ("raw", "probability", "log_loss", "predict", "predict_proba")   # shap's model_output values
 
 TABLES_UNKNOWN_ROWS = 10 ** 9   # rows assumed for a Dask collection of unknown length when deciding on leaf tables (built)
+OVERFLOW_MARGIN = 2.0 ** 16     # interventional explainers refused when leaf bound x background rows exceeds the largest double / this
+SUBNORMAL_SCALE = 2.0 ** -1000  # outputs below this are near subnormal: a failed additivity check says so, not "a bug"
 
 class TreeExplainer:
     "Exact Shapley values of tree ensembles, with shap's `TreeExplainer` conventions."
@@ -96,6 +98,8 @@ class TreeExplainer:
         self.feature_names = self.ensemble.feature_names
         if feature_perturbation == "interventional":
             if self.data is None: raise ValueError("feature_perturbation='interventional' needs background data; got data=None")
+            if self._output_bound.max() * len(self.data) > np.finfo(float).max / OVERFLOW_MARGIN:   # sums over the background
+                raise self._overflow()
             expected = self.ensemble.predict(self.data, prepared=True).mean(0)
         else:
             if self.data is not None: self.ensemble = self.ensemble.covers_from(self.data, prepared=True)   # as shap does
@@ -130,6 +134,7 @@ class TreeExplainer:
             return explain_rows(self._deciding_for(X), X if isinstance(X, np.ndarray) else self.ensemble.matched(X), executor, chunk_size, options)
         rows, _, single = self.ensemble.as_rows(X)
         phi = self._explain(rows)
+        if not np.isfinite(phi).all(): raise self._overflow()
         if check_additivity and len(rows): self._check_additivity(rows, phi)
         if self.ensemble.n_outputs == 1: phi = phi[..., 0]
         return phi[0] if single else phi
@@ -156,12 +161,24 @@ class TreeExplainer:
         np.add.at(bound, e.tree_output[~every], largest[~every, 0])
         return bound
 
+    def _overflow(self) -> ValueError:
+        "The error for sums beyond the largest double: leaf values near it, added over the trees and the background rows."
+        rows = f" and over {len(self.data)} background rows," if self.feature_perturbation == "interventional" else ","
+        return ValueError(f"the model's output and leaf values reach {self._output_bound.max():.3g}; added over the trees{rows} the "
+                          f"values' sums would pass the largest double ({np.finfo(float).max:.3g}): explain a model of a target "
+                          "divided by a power of two (which keeps every digit)" + (", or use fewer background rows" if rows else ""))
+
     def _check_additivity(self, rows, phi):
         "Refuse values whose sum with the base value is not the model's raw output (n, k) on the rows: a bug, never rounding."
         output = self.ensemble.predict(rows, prepared=True)
         gap = np.abs(phi.sum(1) + self.expected_value - output)
         scale = np.abs(phi).sum(1) + np.abs(output) + self._output_bound   # rounding scales with the leaves, not with f(x)
-        if (gap > 1e-9 * scale).any():
+        if not ((gap <= 1e-9 * scale).all()):                  # NaN fails too
+            if (self._output_bound < SUBNORMAL_SCALE).any():     # rounding is no longer relative: 2^-1074 absolute
+                raise ValueError(f"the model's output and leaf values are at most {self._output_bound.max():.3g}, near the "
+                                 f"smallest normal double ({np.finfo(float).tiny:.3g}), where a double keeps too few digits "
+                                 "for the values to add up to the output: explain a model of a target multiplied by a power "
+                                 "of two (e.g. 2**600), and divide the values by it")
             r = int(np.unravel_index(np.argmax(gap / scale), gap.shape)[0])
             raise ValueError(f"additivity check failed: on row {r} the base value plus the Shapley values differ from the model's "
                              f"raw output by {gap[r].max():.3g}. Please report this with the model; check_additivity=False skips the check")
