@@ -68,10 +68,15 @@ def _colormap(cmap):
     try: return plt.get_cmap(cmap)
     except (ValueError, TypeError) as exc: raise ValueError(f"cmap {cmap!r} is not a matplotlib colormap: {exc}") from None
 
+def _plain(text) -> str:
+    "`text` as matplotlib draws it literally: a `$` escaped, so that `price in $US$` is not read as mathematics."
+    return str(text).replace("$", r"\$")
+
 def _label(name: str, value) -> str:
     "A feature's tick label, with its value in the explained row when known."
+    name = _plain(name)
     if value is None: return name
-    if not isinstance(value, (float, np.floating)): return f"{name} = {value}"
+    if not isinstance(value, (float, np.floating)): return f"{name} = {_plain(value)}"
     whole = np.isfinite(value) and value == round(value) and abs(value) < 1e7
     return f"{name} = {value:.0f}" if whole else f"{name} = {value:.4g}"   # 2024, not 2.02e+03; inf and nan as such
 
@@ -214,7 +219,7 @@ def beeswarm(expl: Explanation,    # an explanation of several rows, of one outp
         x, y0 = expl.values[:, j], len(show) - 1 - pos
         c = _value_colours(None if data is None else data[:, j], colormap, len(x))
         ax.scatter(x, y0 + _swarm(x), c=c, s=14, lw=0, alpha=0.9, zorder=3)
-    ax.set_yticks(np.arange(len(show))[::-1], [expl.feature_names[j] for j in show])
+    ax.set_yticks(np.arange(len(show))[::-1], [_plain(expl.feature_names[j]) for j in show])
     ax.axvline(0, color="#999999", lw=0.8, zorder=1)
     ax.set_xlabel(f"{_value_label(expl)} (impact on the output)")
     ax.spines[["top", "right"]].set_visible(False)
@@ -370,11 +375,12 @@ def scatter(expl: Explanation,   # an explanation of several rows with their fea
         ticks, codes = np.unique(np.asarray(column[known], dtype=str), return_inverse=True)
         x = np.full(len(column), np.nan)
         x[known] = codes + np.random.default_rng(0).uniform(-0.2, 0.2, len(codes))
-    missing = np.isnan(x)
-    if missing.any():                                             # NaN: a column of its own left of the data
-        known = x[~missing]
-        span = np.ptp(known) if len(known) else 1.0
-        x = np.where(missing, (known.min() if len(known) else 0.0) - 0.12 * (span or 1.0), x)
+    missing, finite = np.isnan(x), np.isfinite(x)
+    lo, hi = (x[finite].min(), x[finite].max()) if finite.any() else (0.0, 0.0)
+    gap = 0.12 * ((hi - lo) or 1.0)
+    ends = {"-inf": (x == -np.inf, lo - gap), "+inf": (x == np.inf, hi + gap)}     # ±inf at the ends, NaN left of them all
+    ends["missing"] = (missing, lo - (2 if ends["-inf"][0].any() else 1) * gap)
+    for mask, at in ends.values(): x = np.where(mask, at, x)
     ax = _axes(ax, 4.2)
     colormap = _colormap(cmap)
     colours = np.tile(to_rgba(TEXT), (len(y), 1)) if c_index is None else _value_colours(expl.data[:, c_index], colormap, len(y))
@@ -383,16 +389,16 @@ def scatter(expl: Explanation,   # an explanation of several rows with their fea
         ax.errorbar(x, y, yerr=[np.minimum(half, y) if expl._folded else half, half], fmt="none",   # |phi| >= 0
                     ecolor="#9a9a9a", elinewidth=0.8, alpha=0.7, zorder=2)
     ax.scatter(x, y, c=colours, s=16, lw=0, zorder=3)
-    if ticks is not None: ax.set_xticks(range(len(ticks)), ticks)
-    if missing.any():
-        ax.annotate("missing", (x[missing][0], ax.get_ylim()[0]), xytext=(0, 4), textcoords="offset points",
-                    ha="center", fontsize=7, color="#555555")
+    if ticks is not None: ax.set_xticks(range(len(ticks)), [_plain(t) for t in ticks])
+    for text, (mask, at) in ends.items():
+        if mask.any(): ax.annotate(text, (at, ax.get_ylim()[0]), xytext=(0, 4), textcoords="offset points",
+                                   ha="center", fontsize=7, color="#555555")
     ax.axhline(0, color="#999999", lw=0.8, zorder=1)
-    ax.set_xlabel(name); ax.set_ylabel(f"{_value_label(expl)} of {name}" + _uncertainty_label(expl, level))
+    ax.set_xlabel(_plain(name)); ax.set_ylabel(f"{_value_label(expl)} of {_plain(name)}" + _uncertainty_label(expl, level))
     if c_index is not None and _numeric_column(expl.data[:, c_index]) is not None:
         bar_ = ax.figure.colorbar(ScalarMappable(Normalize(0, 1), colormap), ax=ax, ticks=[0, 1], aspect=30, pad=0.02)
-        bar_.ax.set_yticklabels(["low", "high"]); bar_.set_label(expl.feature_names[c_index])
-    elif c_index is not None: ax.set_title(f"coloured by {expl.feature_names[c_index]} (text values: grey)", fontsize=9)
+        bar_.ax.set_yticklabels(["low", "high"]); bar_.set_label(_plain(expl.feature_names[c_index]))
+    elif c_index is not None: ax.set_title(f"coloured by {_plain(expl.feature_names[c_index])} (text values: grey)", fontsize=9)
     ax.spines[["top", "right"]].set_visible(False)
     return ax
 
@@ -440,7 +446,7 @@ def interaction_heatmap(expl: Explanation,   # an explanation with pairwise inte
     colormap = _colormap(cmap or ("RdBu_r" if signed else "Reds")).with_extremes(bad="#f1f3f5")   # bad: the blank diagonal
     image = ax.imshow(np.ma.masked_invalid(shown), cmap=colormap, vmin=-scale if signed else 0, vmax=scale,
                       interpolation="nearest")
-    names = [expl.feature_names[j] for j in show]
+    names = [_plain(expl.feature_names[j]) for j in show]
     ax.set_xticks(range(k), names, rotation=45, ha="right", rotation_mode="anchor"); ax.set_yticks(range(k), names)
     annotate = k <= 12 if annotate is None else check_bool(annotate, "annotate")
     if annotate:
@@ -545,7 +551,7 @@ def convergence(budgets,              # the budget (game evaluations) of each ru
     ax = _axes(ax, 4.2)
     order = np.argsort(budgets)
     for j in range(est.shape[1]):
-        line, = ax.plot(budgets[order], y[order, j], marker="o", ms=3, lw=1.2, label=names[j])
+        line, = ax.plot(budgets[order], y[order, j], marker="o", ms=3, lw=1.2, label=_plain(names[j]))
         if ses is not None:
             ax.fill_between(budgets[order], (y - z * ses)[order, j], (y + z * ses)[order, j], color=line.get_color(),
                             alpha=0.15, lw=0)
@@ -583,7 +589,7 @@ def selection_trace(history,            # a (steps, p) 0/1 matrix of chosen coal
     ax = _axes(ax, 0.22 * p + 1.8 + (1.2 if eig is not None else 0), width=7.5)
     ax.imshow(Z.T.astype(float), aspect="auto", cmap="Greys", vmin=0, vmax=1.25, interpolation="nearest")
     ax.set_xlabel("step"); ax.set_ylabel("player")
-    if p <= 30: ax.set_yticks(range(p), names, fontsize=8)
+    if p <= 30: ax.set_yticks(range(p), [_plain(n) for n in names], fontsize=8)
     if eig is not None:
         top = ax.inset_axes([0, 1.04, 1, 0.35], sharex=ax)
         top.plot(np.arange(T), eig, color=POSITIVE, lw=1.2, marker=".", ms=3)
