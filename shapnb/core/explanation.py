@@ -168,8 +168,9 @@ class Explanation:
         if n_evals is None: return None
         if np.ndim(n_evals) == 0: return check_int(n_evals[()] if isinstance(n_evals, np.ndarray) else n_evals, "n_evals", minimum=0)
         e = np.asarray(n_evals)
-        if not np.issubdtype(e.dtype, np.integer) or (e < 0).any() or e.shape not in ((), (n,) * self._rows):
-            raise ValueError(f"n_evals must be a non-negative integer or one per row, shape ({n},); got {n_evals!r}")
+        if not np.issubdtype(e.dtype, np.integer) or (e < 0).any() or e.shape not in ((), (n,) * self._rows) \
+                or (e > np.iinfo(np.int64).max).any():        # (an unsigned count past int64 would wrap to a negative one)
+            raise ValueError(f"n_evals must be a non-negative integer (below 2**63) or one per row, shape ({n},); got {n_evals!r}")
         return e.astype(np.int64)
 
     def _public(self, a: np.ndarray) -> np.ndarray:
@@ -355,9 +356,11 @@ _method(_output)
 # %% ../../nbs/04_explanation.ipynb #66a9071f
 def _abs(self) -> Explanation:
     "The explanation of the absolute values $|\\phi|$ (base values and data kept; the spread kept as the scale of a bound, as explained above)."
+    details = dict(self._details)
+    if details.get("interactions") is not None: details["interactions"] = np.abs(details["interactions"])   # |I|, as |φ|
     new = _derive(self, np.abs(self._v), self._base, self._se, self._sd, self._data, self.feature_names, self.output_names,
                   rows=self._rows, multi=self._multi, feature_axis=self._feature_axis, n_evals=self.n_evals,
-                  details=self._details)
+                  details=details)
     new._folded = self._folded or ("after" if self._pooled else True)   # |mean φ| (e.mean(0).abs) is not mean |φ| (e.abs.mean(0))
     return new
 
@@ -395,9 +398,10 @@ def _reduce(self, axis, total: bool) -> Explanation:
         spread = lambda s: None if s is None else combine(s)
         se, sd = spread(se), spread(sd)
         v, base = agg(v, 0), agg(base, 0)
-        if data is not None:
-            try: data = agg(data.astype(float), 0)
-            except (TypeError, ValueError): data = None        # text or categories: no mean
+        if data is not None:                                   # text, categories and dates: no mean (nor codes or days parsed)
+            text = data.dtype.kind in "USmM" or (data.dtype.kind == "O" and _holds_text(data))
+            try: data = None if text else agg(data.astype(float), 0)
+            except (TypeError, ValueError): data = None
         first = np.unique(copy_of, return_index=True)[1]                     # a repeated row spent its evaluations once
         n_evals = None if n_evals is None else int(np.sum(np.broadcast_to(n_evals, n)[first]))
     elif name == "features":
@@ -413,6 +417,11 @@ def _reduce(self, axis, total: bool) -> Explanation:
         new._pooled, new._row_ids = ("sum" if total else "mean"), None
         _estimates(new)
     return new
+
+def _holds_text(data: np.ndarray) -> bool:
+    "Whether an object array holds text (or anything but numbers and missing values), read in one pass by pandas."
+    import pandas as pd
+    return pd.api.types.infer_dtype(data.ravel(), skipna=True) not in ("floating", "integer", "mixed-integer-float", "boolean", "decimal", "empty")
 
 def _required_axis(axis, what: str):
     "The axis of a reduction, which must be given: shap's `e.sum()` adds up every axis, and `e.mean()` is an error there."

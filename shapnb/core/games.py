@@ -6,6 +6,7 @@
 from __future__ import annotations
 import os
 import warnings
+import zipfile
 from pathlib import Path
 import numpy as np
 from scipy.special import gammaln
@@ -89,7 +90,7 @@ def _from_units(out: np.ndarray, e: int, what: str) -> np.ndarray:
 def shapley_from_values(values, # the value table: v(S) at index = bitmask of S, length 2**p with p ≥ 1
                        ) -> np.ndarray:
     "Exact Shapley values from a full value table (length $2^p$, index = bitmask), in $O(p\\,2^p)$."
-    values = np.asarray(values)
+    values = np.asarray(check_dense(values, "the value table"))   # a masked entry would be read as the number under it
     n = values.shape[-1] if values.ndim else 0
     if values.ndim != 1 or n < 2 or n & (n - 1):
         raise ValueError(f"a value table must be 1-D with length 2**p for some p >= 1, got shape {values.shape}")
@@ -161,13 +162,20 @@ def load_table_game(path, # a `.npz` file with a `values` array (index = bitmask
                    ) -> TableGame:
     "Load a game stored as `.npz` with a `values` table (index = bitmask), e.g. the shapiq benchmark games."
     if not isinstance(path, (str, os.PathLike)): raise TypeError(f"path must be a file name or a Path, got {type(path).__name__}")
+    unreadable = lambda why: ValueError(f"cannot read the game file {str(path)!r} (expected a .npz file with a 'values' array of "
+                                        f"numbers): {why}")
     try: f = np.load(Path(path), allow_pickle=False)
-    except (OSError, ValueError) as exc:   # missing, a folder, not a numpy file, pickled objects
-        raise ValueError(f"cannot read the game file {str(path)!r} (expected a .npz file with a 'values' array): {exc}") from None
+    except EOFError: raise unreadable("the file is empty") from None
+    except (OSError, ValueError, zipfile.BadZipFile) as exc:   # missing, a folder, not a numpy file (numpy calls it pickled)
+        raise unreadable("not a numpy file, or one holding Python objects" if "pickle" in str(exc) else exc) from None
     if not hasattr(f, "files"): raise ValueError(f"{path} is a single numpy array, not a .npz file with a 'values' array")
     with f:
         if "values" not in f.files: raise ValueError(f"{path} has no 'values' array")
-        return TableGame(f["values"], name=Path(path).stem)
+        try: values = f["values"]
+        except ValueError as exc:                          # Python objects, or a damaged array inside the archive
+            raise unreadable("its 'values' array holds Python objects" if "allow_pickle" in str(exc) else f"its 'values' array is damaged ({exc})") from None
+        except (OSError, EOFError, zipfile.BadZipFile) as exc: raise unreadable(f"its 'values' array is damaged ({exc})") from None
+        return TableGame(values, name=Path(path).stem)
 
 # %% ../../nbs/01_games.ipynb #2f4e03a9
 class CachedGame:
@@ -216,7 +224,7 @@ class CachedGame:
         return Z.astype(bool), np.fromiter(self._cache.values(), float, len(keys))
 
 # %% ../../nbs/01_games.ipynb #0aa23562
-SIZE_BLIND_EPS = 16   # values within this many machine epsilons of the largest |v - v(∅)| count as one (rounding)
+SIZE_BLIND_EPS = 16   # values within this many machine epsilons of the largest |v| or |v - v(∅)| count as one (rounding)
 
 def size_blind(X,  # coalitions evaluated (t, p)
                y,  # their values (t,), v(∅) first
@@ -227,7 +235,7 @@ def size_blind(X,  # coalitions evaluated (t, p)
     size = X.sum(1)
     repeated = np.flatnonzero(np.bincount(size) >= 2)
     if len(repeated) == 0: return False
-    tol = SIZE_BLIND_EPS * np.finfo(float).eps * np.abs(y - y[0]).max()
+    tol = SIZE_BLIND_EPS * np.finfo(float).eps * max(np.abs(y - y[0]).max(), np.abs(y).max())   # rounding scales with |v|
     return all(np.ptp(y[size == s]) <= tol for s in repeated)
 
 # %% ../../nbs/01_games.ipynb #c175ed5c

@@ -179,6 +179,10 @@ def product_shapley(a,                    # factors of the players in the coalit
         phi = product_shapley_auto(a, b, c, tol=tol).values
     else:
         a, b, c = check_product_factors(a, b, c)
+        if m is None and exact_nodes(a.shape[-1]) > MAX_NODES:   # the (nodes, p) factors alone would take gigabytes
+            raise ValueError(f"p = {a.shape[-1]} players need the exact rule's ⌈p/2⌉ = {exact_nodes(a.shape[-1])} nodes, beyond "
+                             f"MAX_NODES = {MAX_NODES} (the largest rule built, exact up to {2 * MAX_NODES} players): pass "
+                             "m='auto' (rules of at most MAX_NODES nodes, accepted when two agree to tol) or a number of nodes")
         m = exact_nodes(a.shape[-1]) if m is None else check_nodes(m)
         phi = _rule_values(a, b, c, *_gauss_legendre_rule(m))
     check_representable(phi)
@@ -219,8 +223,9 @@ def product_shapley_auto(a,                   # factors of the players in the co
     todo = np.arange(len(A))
     m = min(m, exact)
     coarse = _rule_values(A, B, C, *_gauss_legendre_rule(m))
-    while m < exact and todo.size:
-        fine_m = min(2 * m, exact)
+    top = min(exact, MAX_NODES)                                              # the largest rule built
+    while m < top and todo.size:
+        fine_m = min(2 * m, top)
         fine = _rule_values(A[todo], B[todo], C[todo], *_gauss_legendre_rule(fine_m))
         if fine_m == exact: coarse = fine; m = exact; break                 # the exact rule: bound 0
         with np.errstate(invalid="ignore"):                                  # inf − inf is nan: not accepted
@@ -228,5 +233,9 @@ def product_shapley_auto(a,                   # factors of the players in the co
             done = (diff <= tol * scale) & ((scale > 0) | zero[todo])            # two zero results: underflow, or nodes on roots
         values[todo[done]], bound[todo[done]], nodes[todo[done]] = fine[done], diff[done], fine_m
         todo, coarse, m = todo[~done], fine[~done], fine_m
+    if todo.size and top < exact:
+        raise ValueError(f"{todo.size} of {len(A)} games have no two rules of at most MAX_NODES = {MAX_NODES} nodes agreeing to "
+                         f"tol = {tol:g}, and the exact rule for p = {p} players needs {exact}: raise tol (each game's `bound` "
+                         "then says how far its rules disagree)")
     values[todo] = coarse                                                    # the rest: computed with the exact rule
     return AutoQuadrature(values.reshape(batch + (p,)), bound.reshape(batch), nodes.reshape(batch))
