@@ -224,7 +224,7 @@ class CachedGame:
         return Z.astype(bool), np.fromiter(self._cache.values(), float, len(keys))
 
 # %% ../../nbs/01_games.ipynb #0aa23562
-SIZE_BLIND_EPS = 16   # values within this many machine epsilons of the largest |v| or |v - v(∅)| count as one (rounding)
+SIZE_BLIND_EPS = 16   # values within this many machine epsilons of the largest |v - v(∅)| count as one (rounding)
 
 def size_blind(X,  # coalitions evaluated (t, p)
                y,  # their values (t,), v(∅) first
@@ -235,7 +235,7 @@ def size_blind(X,  # coalitions evaluated (t, p)
     size = X.sum(1)
     repeated = np.flatnonzero(np.bincount(size) >= 2)
     if len(repeated) == 0: return False
-    tol = SIZE_BLIND_EPS * np.finfo(float).eps * max(np.abs(y - y[0]).max(), np.abs(y).max())   # rounding scales with |v|
+    tol = SIZE_BLIND_EPS * np.finfo(float).eps * np.abs(y - y[0]).max()
     return all(np.ptp(y[size == s]) <= tol for s in repeated)
 
 # %% ../../nbs/01_games.ipynb #c175ed5c
