@@ -98,7 +98,7 @@ class TreeExplainer:
         self.feature_names = self.ensemble.feature_names
         if feature_perturbation == "interventional":
             if self.data is None: raise ValueError("feature_perturbation='interventional' needs background data; got data=None")
-            if self._output_bound.max() * len(self.data) > np.finfo(float).max / OVERFLOW_MARGIN:   # sums over the background
+            if self._output_bound.max() > np.finfo(float).max / OVERFLOW_MARGIN / len(self.data):   # sums over the background
                 raise self._overflow()
             expected = self.ensemble.predict(self.data, prepared=True).mean(0)
         else:
@@ -163,10 +163,11 @@ class TreeExplainer:
 
     def _overflow(self) -> ValueError:
         "The error for sums beyond the largest double: leaf values near it, added over the trees and the background rows."
-        rows = f" and over {len(self.data)} background rows," if self.feature_perturbation == "interventional" else ","
-        return ValueError(f"the model's output and leaf values reach {self._output_bound.max():.3g}; added over the trees{rows} the "
+        background = self.feature_perturbation == "interventional"
+        rows = f" and over {len(self.data)} background rows" if background else ""
+        return ValueError(f"the model's output and leaf values reach {self._output_bound.max():.3g}; added over the trees{rows}, the "
                           f"values' sums would pass the largest double ({np.finfo(float).max:.3g}): explain a model of a target "
-                          "divided by a power of two (which keeps every digit)" + (", or use fewer background rows" if rows else ""))
+                          "divided by a power of two (which keeps every digit)" + (", or use fewer background rows" if background else ""))
 
     def _check_additivity(self, rows, phi):
         "Refuse values whose sum with the base value is not the model's raw output (n, k) on the rows: a bug, never rounding."
