@@ -399,7 +399,7 @@ def _reduce(self, axis, total: bool) -> Explanation:
         se, sd = spread(se), spread(sd)
         v, base = agg(v, 0), agg(base, 0)
         if data is not None:                                   # text, categories and dates: no mean (nor codes or days parsed)
-            text = data.dtype.kind in "USmM" or (data.dtype.kind == "O" and _holds_text(data))
+            text = data.dtype.kind in "mM" or holds_text(data)
             try: data = None if text else agg(data.astype(float), 0)
             except (TypeError, ValueError): data = None
         first = np.unique(copy_of, return_index=True)[1]                     # a repeated row spent its evaluations once
@@ -417,11 +417,6 @@ def _reduce(self, axis, total: bool) -> Explanation:
         new._pooled, new._row_ids = ("sum" if total else "mean"), None
         _estimates(new)
     return new
-
-def _holds_text(data: np.ndarray) -> bool:
-    "Whether an object array holds text (or anything but numbers and missing values), read in one pass by pandas."
-    import pandas as pd
-    return pd.api.types.infer_dtype(data.ravel(), skipna=True) not in ("floating", "integer", "mixed-integer-float", "boolean", "decimal", "empty")
 
 def _required_axis(axis, what: str):
     "The axis of a reduction, which must be given: shap's `e.sum()` adds up every axis, and `e.mean()` is an error there."
