@@ -12,6 +12,7 @@ from .core.tabular import (is_frame, is_series, model_feature_names, match_colum
                                  one_row_frame, check_unnamed_order, _column_order, _unlabelled, _unknown_categories)
 from .core.scale import ignoring, is_dask_collection
 from .exact.trees import TreeExplainer, tree_ensemble, CategoryCodes
+from .exact.trees.ensemble import _lightgbm_paired
 from .exact.kernels import ProductKernelExplainer, kernel_pipeline
 from .sampling.kernelshap import kernel_shap
 from .sampling.surrogate import surrogate_shap
@@ -222,10 +223,11 @@ def _as_fitted_categories(model, # a model explained through its predict (or its
     except Exception: return X, data                     # a model the tree layer does not read: its own predict speaks
     codes = ensemble.categorical
     if codes is None and ensemble.pandas_categorical is not None:   # LightGBM's codes not told from integer features: as its
-        like = [j for j, dtype in enumerate(X.dtypes) if isinstance(dtype, pd.CategoricalDtype) or j in text]   # predict pairs
-        if len(like) == len(ensemble.pandas_categorical):             # its categorical columns, in order, with the stored lists
+        categorical = [j for j, dtype in enumerate(X.dtypes) if isinstance(dtype, pd.CategoricalDtype)]   # predict pairs its
+        paired = _lightgbm_paired(categorical, text, len(ensemble.pandas_categorical))   # categorical columns, in order, with
+        if paired is not None:                                                          # the stored lists
             codes = [None] * X.shape[1]
-            for j, categories in zip(like, ensemble.pandas_categorical): codes[j] = CategoryCodes(tuple(categories), in_arrays=False)
+            for j, categories in zip(paired, ensemble.pandas_categorical): codes[j] = CategoryCodes(tuple(categories), in_arrays=False)
     if codes is None: return X, data
     X, data = X.copy(), data.copy()
     for j in text:

@@ -235,6 +235,15 @@ def _category_codes(values,          # one column: a pandas Series or a 1-D arra
     out[(index < 0) | missing] = np.nan
     return out
 
+# %% ../../../nbs/10_tree_ensemble.ipynb #a79a0521
+def _lightgbm_paired(categorical: list, # positions of a frame's categorical columns
+                    text: list,        # positions of its text columns (object or string dtype)
+                    n_lists: int,      # category lists the LightGBM model stored (`pandas_categorical`)
+                   ) -> list | None:
+    "The columns LightGBM's predict pairs, in order, with its stored category lists: the categorical ones, text in a categorical's place counted as one; None if neither count matches."
+    if len(categorical) + len(text) == n_lists: return sorted(categorical + text)
+    return list(categorical) if len(categorical) == n_lists else None
+
 # %% ../../../nbs/10_tree_ensemble.ipynb #f4d65e8e
 def _is_sparse(X) -> bool:
     "Whether `X` is a SciPy sparse matrix or array (checked without importing SciPy)."
@@ -489,16 +498,15 @@ class TreeEnsemble:
         by_value = self.categorical is not None and (not categorical or categorical == [j for j, c in enumerate(self.categorical) if c is not None])
         lightgbm = self.pandas_categorical is not None and not by_value   # LightGBM's own rule: categorical columns by position
         text = [j for j, dtype in enumerate(X.dtypes) if pd.api.types.is_object_dtype(dtype) or isinstance(dtype, pd.StringDtype)]
-        if lightgbm and len(self.pandas_categorical) == len(categorical) + len(text):   # text in their place: categories too
-            categorical = sorted(categorical + text)               # (which its predict refuses, and explain gives them)
-        elif lightgbm and len(self.pandas_categorical) != len(categorical):   # as LightGBM's predict: its codes would be read from numbers
-            text = [columns[j] for j in text]
+        paired = _lightgbm_paired(categorical, text, len(self.pandas_categorical)) if lightgbm else None
+        if lightgbm and paired is None:                          # as LightGBM's predict: its codes would be read from numbers
+            named = [columns[j] for j in text]
             raise ValueError(f"{what} has {f'categorical columns {[columns[j] for j in categorical]}' if categorical else 'no categorical columns'}; "
                              f"the model was fitted with {len(self.pandas_categorical)} pandas categorical columns"
-                             + (f"; the columns {text} hold text: pass them as pandas categoricals, as at fit" if text else
+                             + (f"; the columns {named} hold text: pass them as pandas categoricals, as at fit" if named else
                                 ": pass its categorical features as pandas categorical columns, as at fit (LightGBM's predict refuses this frame too)"))
         out = np.empty(X.shape, np.float64)
-        mapping = dict(zip(categorical, self.pandas_categorical or [])) if lightgbm else {}
+        mapping = dict(zip(paired, self.pandas_categorical)) if lightgbm else {}
         integers = None                                          # each integer column cast to input_dtype on its own
         if self.frames_as_array and all(isinstance(d, np.dtype) and d.kind != "b" for d in X.dtypes):   # scikit-learn: one array
             common = np.result_type(*X.dtypes)                  # of the common dtype (a bool column: column by column, as it does)
