@@ -77,6 +77,7 @@ def check_tabular(X,              # rows: an array, a DataFrame or a Series (one
                   what: str = "X", # the argument's name, used in messages
                  ):
     "Refuse rows that cannot be explained: sparse matrices or columns, date/time columns, complex values, duplicate names, unreadable objects."
+    if X is None: raise TypeError(f"{what} is None; pass rows as an array (n, p) or a DataFrame, or one row as an array (p,) or a Series")
     if _is_sparse(X):
         raise TypeError(f"{what} is a sparse matrix ({type(X).__name__}), which is not supported here: pass dense rows, "
                         f"e.g. {what}.toarray() (a few rows at a time if the matrix is large), where the model reads an entry "

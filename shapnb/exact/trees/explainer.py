@@ -184,14 +184,14 @@ class TreeExplainer:
             raise ValueError(f"additivity check failed: on row {r} the base value plus the Shapley values differ from the model's "
                              f"raw output by {gap[r].max():.3g}. Please report this with the model; check_additivity=False skips the check")
 
-    def _shown(self, X):
-        "X matched to the model's features (a Dask collection refused: these methods compute now)."
+    def _shown(self, X, rows_needed: bool = True):
+        "X matched to the model's features (a Dask collection refused: these methods compute now); no rows refused if `rows_needed` (an Explanation needs one)."
         if is_dask_collection(X):
             raise TypeError("explainer(X) computes the values now and returns an Explanation; for a Dask collection call "
                             "explainer.shap_values(X), which returns a lazy Dask array")
         check_unnamed_order(X, getattr(self, "_data_names", None), getattr(self, "_model_name", "the model"))
         shown = self.ensemble.matched(X)
-        if np.ndim(shown) == 2 and len(shown) == 0: raise ValueError("X holds no rows; an Explanation needs at least one (shap_values of no rows returns an empty array)")
+        if rows_needed and np.ndim(shown) == 2 and len(shown) == 0: raise ValueError("X holds no rows; an Explanation needs at least one (shap_values of no rows returns an empty array)")
         return shown
 
     def _explanation(self, shown, values, method: str, details: dict | None = None) -> Explanation:
@@ -219,9 +219,9 @@ class TreeExplainer:
             try: return compute()
             finally: numba.set_num_threads(previous)
 
-    def _interactions(self, X, index: str):
+    def _interactions(self, X, index: str, rows_needed: bool = True):
         "The matched rows, the interaction matrices (n, p, p, k) of the index (first-order terms on the diagonal) and whether X was one row."
-        shown = self._shown(X)
+        shown = self._shown(X, rows_needed)
         rows, _, single = self.ensemble.as_rows(shown)
         background = self.data if self.feature_perturbation == "interventional" else None
         n, p, k = len(rows), self.ensemble.n_features, self.ensemble.n_outputs
@@ -253,7 +253,7 @@ class TreeExplainer:
                                ) -> np.ndarray:
         "shap's `shap_interaction_values`: halved SII pair terms off the diagonal, $\\phi_i-\\sum_{j\\ne i}$ of them on it; (n, p, p[, k]), or (p, p[, k]) for one row."
         warn_reordered(X, self.feature_names)
-        _, M, single = self._interactions(X, "SII")
+        _, M, single = self._interactions(X, "SII", rows_needed=False)   # an array: no rows give (0, p, p[, k]), as shap_values gives (0, p)
         return self._shaped(np.moveaxis(sii_to_shap(np.moveaxis(M, -1, 1)), 1, -1), single)
 
     def semivalues(self,
