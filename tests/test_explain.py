@@ -127,17 +127,15 @@ def test_series_row_is_one_row():
 
 def test_refused_tree_models_fall_back_to_kernelshap():
     "Tree models the converter refuses (each its own reason) go to KernelSHAP of their predict on the auto route, exactly there at budget 2^p."
-    import catboost, lightgbm, xgboost
+    import lightgbm, xgboost
     from sklearn.ensemble import GradientBoostingRegressor
     from sklearn.linear_model import LinearRegression
     rng = np.random.default_rng(0)
     X = rng.normal(size=(200, 3)); y = X[:, 0] + X[:, 1] * X[:, 2]
-    quiet = dict(verbose=0, allow_writing_files=False, thread_count=1)
     models = [GradientBoostingRegressor(n_estimators=5, init=LinearRegression()).fit(X, y),
-              catboost.CatBoostRegressor(iterations=5, depth=3, grow_policy="Depthwise", **quiet).fit(X, y),
               lightgbm.LGBMRegressor(n_estimators=5, linear_tree=True, verbose=-1).fit(X, y),
               xgboost.XGBRegressor(n_estimators=5, booster="gblinear").fit(X, y)]
-    reasons = ["no constant base", "non-symmetric trees", "linear_tree=True", "'gblinear' is not supported"]
+    reasons = ["no constant base", "linear_tree=True", "'gblinear' is not supported"]
     for model, reason in zip(models, reasons):
         with pytest.warns(UserWarning, match=f"TreeExplainer cannot explain this {type(model).__name__} .*{re.escape(reason)}"):
             e = explain(model, X[:2], data=X[:20], budget=2 ** 3, seed=0, progress=False)
@@ -146,6 +144,21 @@ def test_refused_tree_models_fall_back_to_kernelshap():
             explain(model, X[:2])                                     # no data: the tree converter's own reason
         exact = explain(model.predict, X[:2], data=X[:20], method="exact", progress=False)
         np.testing.assert_allclose(e.values, exact.values, atol=1e-9)
+
+
+def test_catboost_non_symmetric_trees_take_the_tree_route():
+    "CatBoost's Depthwise and Lossguide trees are explained exactly by the tree route: the marginal game's values by brute force."
+    import catboost
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 4)); X[rng.random(300) < 0.1, 1] = np.nan
+    y = np.nan_to_num(X[:, 1]) * X[:, 0] + np.sin(X[:, 2])
+    for policy in ("Depthwise", "Lossguide"):
+        model = catboost.CatBoostRegressor(iterations=10, depth=4, grow_policy=policy, verbose=0, allow_writing_files=False,
+                                           thread_count=1, random_seed=0).fit(X, y)
+        e = explain(model, X[:3], data=X[50:70], progress=False)
+        assert e.method == "tree", policy                           # explain names the route
+        exact = explain(lambda A: model.predict(A, prediction_type="RawFormulaVal"), X[:3], data=X[50:70], method="exact", progress=False)
+        np.testing.assert_allclose(e.values, exact.values, atol=1e-12)
 
 
 def test_unfitted_lightgbm_is_not_fitted():

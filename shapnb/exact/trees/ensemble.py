@@ -1125,9 +1125,41 @@ class _CatBoostHashes:
         lookup = dict(zip(distinct, found))
         return np.array([lookup[k] for k in keys], np.int64)
 
+# %% ../../../nbs/10_tree_ensemble.ipynb #3d521b47
+def _catboost_grown_tree(root: dict,      # one tree of a non-symmetric CatBoost model's JSON export: nested nodes
+                         k: int,          # leaf values per leaf (outputs)
+                         scale: float,    # the model's scale (of `scale_and_bias`)
+                         float_flat: dict, # float feature index -> the user's (flat) column
+                         nan_right: dict, # flat column -> whether NaN goes right (nan_mode 'Max')
+                        ) -> dict:
+    "Node arrays (preorder) of one non-symmetric CatBoost tree: `x > border` goes right, covers are the leaves' training weights."
+    left, right, feature, threshold, default_left, cover, value = [], [], [], [], [], [], []
+    def visit(node) -> int:                          # depth at most CatBoost's largest (16): recursion is safe
+        i = len(left)
+        for column in (left, right, feature, threshold, default_left, cover, value): column.append(None)
+        if "value" in node:                          # a leaf
+            left[i] = right[i] = feature[i] = -1; threshold[i], default_left[i] = 0.0, True
+            cover[i], value[i] = float(node["weight"]), np.reshape(np.asarray(node["value"], np.float64), k) * scale
+            return i
+        split = node["split"]
+        if split["split_type"] != "FloatFeature":
+            raise ValueError(f"unsupported model: a CatBoost model with non-symmetric trees (grow_policy 'Depthwise' or 'Lossguide') and "
+                             f"categorical splits (split type {split['split_type']!r}): a category is read off the model's routing of "
+                             "probe rows, which reach every split only in symmetric trees; fit with grow_policy='SymmetricTree', or "
+                             "explain the model's predict with data= (method='exact' or 'kernelshap')")
+        f = float_flat[split["float_feature_index"]]
+        feature[i], threshold[i], default_left[i], value[i] = f, float(np.float32(split["border"])), not nan_right[f], np.zeros(k)
+        left[i] = visit(node["left"]); right[i] = visit(node["right"])
+        cover[i] = cover[left[i]] + cover[right[i]]
+        return i
+    visit(root)
+    return dict(left=np.array(left, np.int64), right=np.array(right, np.int64), feature=np.array(feature, np.int64),
+                threshold=np.array(threshold, np.float64), decision=np.full(len(left), DECISION_LE),
+                default_left=np.array(default_left, bool), cover=np.array(cover, np.float64), value=np.array(value, np.float64))
+
 # %% ../../../nbs/10_tree_ensemble.ipynb #e37c2b31
 def _from_catboost(model) -> TreeEnsemble:
-    "CatBoost regressors and classifiers with oblivious trees (raw `RawFormulaVal` output), one-hot categorical features included."
+    "CatBoost regressors and classifiers (raw `RawFormulaVal` output): oblivious trees with one-hot categorical features, non-symmetric trees with float splits."
     if not model.is_fitted(): raise ValueError(f"this {type(model).__name__} instance is not fitted yet")
     if len(model.get_text_feature_indices()) or len(model.get_embedding_feature_indices()):   # before the JSON export, which refuses them
         raise ValueError("unsupported model: CatBoost models with text or embedding features are not supported; expected numeric and categorical features")
@@ -1143,9 +1175,6 @@ def _from_catboost(model) -> TreeEnsemble:
                          "-inf, their probability 0), so its trees' outputs do not line up with classes_. Refit without them "
                          "(class_names, classes_count), or explain a probability with data=, e.g. explain(lambda X: model.predict_proba(X)[:, 0], "
                          "X, data=..., budget=200)")
-    if "oblivious_trees" not in j:
-        raise ValueError("unsupported model: CatBoost models with non-symmetric trees (grow_policy 'Depthwise' or 'Lossguide') are not supported; "
-                         "expected the default grow_policy='SymmetricTree'")
     info = j["features_info"]
     float_flat = {f["feature_index"]: f["flat_feature_index"] for f in info.get("float_features", [])}
     nan_right = {f["flat_feature_index"]: f.get("nan_value_treatment") == "AsTrue" for f in info.get("float_features", [])}
@@ -1154,8 +1183,9 @@ def _from_catboost(model) -> TreeEnsemble:
     scale, bias = j["scale_and_bias"]
     bias = np.atleast_1d(np.asarray(bias, np.float64))
     k = len(bias)
-    hashes, probes, trees, layouts = {}, {}, [], {}
-    for t, tree in enumerate(j["oblivious_trees"]):
+    hashes, probes, layouts = {}, {}, {}
+    trees = [_catboost_grown_tree(tree, k, scale, float_flat, nan_right) for tree in j.get("trees", [])]   # grow_policy 'Depthwise', 'Lossguide'
+    for t, tree in enumerate(j.get("oblivious_trees", [])):
         splits = tree["splits"] or []                        # null: a constant tree (one leaf)
         for level, split in enumerate(splits):
             kind = split["split_type"]
