@@ -1131,31 +1131,60 @@ def _catboost_grown_tree(root: dict,      # one tree of a non-symmetric CatBoost
                          scale: float,    # the model's scale (of `scale_and_bias`)
                          float_flat: dict, # float feature index -> the user's (flat) column
                          nan_right: dict, # flat column -> whether NaN goes right (nan_mode 'Max')
+                         cat_flat: dict,   # categorical feature index -> flat column
+                         one_hot: dict,    # filled here: (flat column, hash) -> (code, split_index) of each one-hot split value
                         ) -> dict:
-    "Node arrays (preorder) of one non-symmetric CatBoost tree: `x > border` goes right, covers are the leaves' training weights."
-    left, right, feature, threshold, default_left, cover, value = [], [], [], [], [], [], []
+    "Node arrays (preorder) of one non-symmetric CatBoost tree: `x > border` goes right, `hash == value` goes left; covers are the leaves' training weights."
+    left, right, feature, threshold, default_left, cover, value, categories = [], [], [], [], [], [], [], []
     def visit(node) -> int:                          # depth at most CatBoost's largest (16): recursion is safe
         i = len(left)
-        for column in (left, right, feature, threshold, default_left, cover, value): column.append(None)
+        for column in (left, right, feature, threshold, default_left, cover, value, categories): column.append(None)
         if "value" in node:                          # a leaf
             left[i] = right[i] = feature[i] = -1; threshold[i], default_left[i] = 0.0, True
             cover[i], value[i] = float(node["weight"]), np.reshape(np.asarray(node["value"], np.float64), k) * scale
             return i
-        split = node["split"]
-        if split["split_type"] != "FloatFeature":
-            raise ValueError(f"unsupported model: a CatBoost model with non-symmetric trees (grow_policy 'Depthwise' or 'Lossguide') and "
-                             f"categorical splits (split type {split['split_type']!r}): a category is read off the model's routing of "
-                             "probe rows, which reach every split only in symmetric trees; fit with grow_policy='SymmetricTree', or "
-                             "explain the model's predict with data= (method='exact' or 'kernelshap')")
-        f = float_flat[split["float_feature_index"]]
-        feature[i], threshold[i], default_left[i], value[i] = f, float(np.float32(split["border"])), not nan_right[f], np.zeros(k)
-        left[i] = visit(node["left"]); right[i] = visit(node["right"])
+        split, first, second = node["split"], node["left"], node["right"]
+        if split["split_type"] == "FloatFeature":
+            f = float_flat[split["float_feature_index"]]
+            feature[i], threshold[i], default_left[i] = f, float(np.float32(split["border"])), not nan_right[f]
+        elif split["split_type"] == "OneHotFeature":
+            f, h = cat_flat[split["cat_feature_index"]], int(split["value"])
+            codes = [c for (g, _), (c, _) in one_hot.items() if g == f]
+            code = one_hot.setdefault((f, h), (len(codes), int(split["split_index"])))[0]
+            feature[i], threshold[i], default_left[i], categories[i] = f, 0.0, False, [code]   # no match (unseen, missing): right
+            first, second = second, first                 # CatBoost's `right` is `hash == value`: the set goes left
+        else:
+            raise ValueError(f"unsupported model: CatBoost categorical features encoded by target statistics (CTR, split type "
+                             f"{split['split_type']!r}) are not supported; fit with one_hot_max_size at least the number of "
+                             "categories, so that they are one-hot encoded")
+        value[i] = np.zeros(k)
+        left[i] = visit(first); right[i] = visit(second)
         cover[i] = cover[left[i]] + cover[right[i]]
         return i
     visit(root)
-    return dict(left=np.array(left, np.int64), right=np.array(right, np.int64), feature=np.array(feature, np.int64),
-                threshold=np.array(threshold, np.float64), decision=np.full(len(left), DECISION_LE),
-                default_left=np.array(default_left, bool), cover=np.array(cover, np.float64), value=np.array(value, np.float64))
+    decision = np.where([c is not None for c in categories], DECISION_CATEGORY, DECISION_LE)
+    out = dict(left=np.array(left, np.int64), right=np.array(right, np.int64), feature=np.array(feature, np.int64),
+               threshold=np.array(threshold, np.float64), decision=decision.astype(np.int64),
+               default_left=np.array(default_left, bool), cover=np.array(cover, np.float64), value=np.array(value, np.float64))
+    if (decision == DECISION_CATEGORY).any(): out["categories"] = categories
+    return out
+
+# %% ../../../nbs/10_tree_ensemble.ipynb #7afe4212
+def _catboost_hash_oracle(exported: dict, # a CatBoost model's JSON export (`catboost_json`)
+                          one_hot: dict,  # (flat column, hash) -> (code, split_index) of each of its one-hot split values
+                         ):
+    "A symmetric CatBoost model whose tree i tests one-hot split value i alone: the leaf a probe row reaches says, by CatBoost's own hashing, whether its category equals it."
+    import catboost, json, os, tempfile
+    cat_index = {f["flat_feature_index"]: f["feature_index"] for f in exported["features_info"]["categorical_features"]}
+    trees = [{"leaf_values": [0.0, 0.0], "leaf_weights": [1.0, 1.0],
+              "splits": [{"split_type": "OneHotFeature", "cat_feature_index": cat_index[f], "value": h, "split_index": index}]}
+             for (f, h), (_, index) in one_hot.items()]
+    oracle = {"features_info": exported["features_info"], "model_info": {}, "scale_and_bias": [1.0, [0.0]], "oblivious_trees": trees}
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "oracle.json")
+        with open(path, "w") as f: json.dump(oracle, f)
+        model = catboost.CatBoostRegressor(); model.load_model(path, format="json")
+    return model
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #e37c2b31
 def _from_catboost(model) -> TreeEnsemble:
@@ -1184,7 +1213,14 @@ def _from_catboost(model) -> TreeEnsemble:
     bias = np.atleast_1d(np.asarray(bias, np.float64))
     k = len(bias)
     hashes, probes, layouts = {}, {}, {}
-    trees = [_catboost_grown_tree(tree, k, scale, float_flat, nan_right) for tree in j.get("trees", [])]   # grow_policy 'Depthwise', 'Lossguide'
+    if "trees" not in j and "oblivious_trees" not in j: raise ValueError("unsupported model: this CatBoost model's JSON export has neither 'oblivious_trees' nor 'trees' (the layouts of CatBoost 1.x)")
+    one_hot = {}                                             # grow_policy 'Depthwise', 'Lossguide': nested nodes
+    trees = [_catboost_grown_tree(tree, k, scale, float_flat, nan_right, cat_flat, one_hot) for tree in j.get("trees", [])]
+    asked = model                                            # the model whose routing of probe rows gives categories' hashes
+    if one_hot:                                              # of a non-symmetric model: the oracle's
+        asked = _catboost_hash_oracle(j, one_hot)
+        for tree, ((f, h), (code, _)) in enumerate(one_hot.items()):
+            hashes.setdefault(f, {})[h] = code; probes.setdefault(f, []).append((tree, 0, h))
     for t, tree in enumerate(j.get("oblivious_trees", [])):
         splits = tree["splits"] or []                        # null: a constant tree (one leaf)
         for level, split in enumerate(splits):
@@ -1233,7 +1269,7 @@ def _from_catboost(model) -> TreeEnsemble:
     for f in categorical_indices:
         order = sorted(hashes.get(f, {}), key=hashes.get(f, {}).get)
         categorical[f] = CategoryCodes(tuple(order), in_arrays=True, unknown="missing",
-                                       hasher=_CatBoostHashes(model, f, p, categorical_indices, probes.get(f, [])))
+                                       hasher=_CatBoostHashes(asked, f, p, categorical_indices, probes.get(f, [])))
     return TreeEnsemble(trees, bias, p, np.float32, None if k > 1 else np.zeros(len(trees), np.int64),
                         catboost_feature_names(model, j), categorical=categorical, sparse_absent=None, source="CatBoost",
                         lists_as_float64=True)
