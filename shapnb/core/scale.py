@@ -151,7 +151,10 @@ def _gather(futures: list, # one future per piece of work, in order
                     hint = ("; a process pool ships the work by pickling, which a lambda, a locally defined function, or "
                             "an object holding a lock, an open file or a connection cannot be: define the function at module "
                             "level and keep such objects out of it, or use a ThreadPoolExecutor or Dask"
-                            if "pickl" in f"{type(exc).__name__} {exc}".lower() else "")
+                            if "pickl" in f"{type(exc).__name__} {exc}".lower() else
+                            "; a worker process ended abruptly (killed, out of memory, or crashed: a pool started by fork "
+                            "crashes in OpenMP code that ran in this process before, create it with "
+                            "mp_context=multiprocessing.get_context('spawn'))" if type(exc).__name__ == "BrokenProcessPool" else "")
                     raise ExecutorError(f"{describe(i)} failed in the executor: {type(exc).__name__}: {exc}{hint}") from exc
         return out
     finally:
@@ -162,8 +165,23 @@ def _submit(executor, fn, *args):
     try: return executor.submit(fn, *args)
     except RuntimeError as exc: raise ExecutorError(f"the executor refused work: {exc}") from exc
 
+def _check_forked_numba(executor):
+    "Refuse a fork-started process pool once numba's OpenMP threads run in this process (a forked worker aborts or hangs)."
+    context = getattr(executor, "_mp_context", None)
+    if context is None or context.get_start_method() != "fork": return
+    numba = sys.modules.get("numba")   # not imported here: then no numba thread runs in this process
+    if numba is None: return
+    try: layer = numba.threading_layer()
+    except ValueError: return                                   # no parallel numba code has run here yet
+    if layer == "omp":
+        raise ExecutorError("this ProcessPoolExecutor starts workers by fork, and this process already runs numba's OpenMP "
+                            "threads (a tree or kernel explainer ran here): a forked worker inherits OpenMP's state without its "
+                            "threads and aborts, or hangs in any OpenMP code a game runs (LightGBM, XGBoost, numba); create it "
+                            "with mp_context=multiprocessing.get_context('spawn')")
+
 def _run_pieces(executor, obj, fn, pieces: list, describe) -> list:
     "fn(obj, *piece) for every piece through `executor`, in order; `obj` is shipped once, and again after it was lost."
+    _check_forked_numba(executor)
     shipped, used = [ship(executor, obj)], [0] * len(pieces)      # the copies shipped so far; which one each task got
     def resubmit(i):
         check_executor(executor)              # a client closed or cut off meanwhile: refused, not a task that never ends
@@ -214,18 +232,6 @@ def _rows_of(X, n_features: int):
         raise ValueError(f"X must have shape (n, {n_features}) for this model; got {tuple(np.shape(X))}")
     return X, single
 
-def _check_forked_numba(executor):
-    "Refuse a fork-started process pool once numba's OpenMP threads run in this process (the fork would abort)."
-    context = getattr(executor, "_mp_context", None)
-    if context is None or context.get_start_method() != "fork": return
-    numba = sys.modules.get("numba")   # not imported here: then no numba thread runs in this process
-    if numba is None: return
-    try: layer = numba.threading_layer()
-    except ValueError: return                                   # no parallel numba code has run here yet
-    if layer == "omp":
-        raise ExecutorError("this ProcessPoolExecutor starts workers by fork, which aborts a process that already runs "
-                            "numba's OpenMP threads; create it with mp_context=multiprocessing.get_context('spawn')")
-
 def explain_rows(explainer,                    # an object with n_features and shap_values(rows), e.g. a TreeExplainer
                  X,                            # the rows to explain, (n, p) array or DataFrame, or one row (p,)
                  executor,                     # None (in-process), a concurrent.futures.Executor, or a Dask Client
@@ -240,7 +246,6 @@ def explain_rows(explainer,                    # an object with n_features and s
     elif hasattr(X, "iloc") and not hasattr(X, "columns"):   # a Series: one row, in process, so that it keeps its names
         phi = explainer.shap_values(X, **options)[None]
     else:
-        _check_forked_numba(executor)
         parts = split_rows(len(rows), executor, chunk_size)
         take = (lambda s: rows.iloc[s]) if hasattr(rows, "iloc") else (lambda s: rows[s])
         phi = np.concatenate(_run_pieces(executor, explainer, _explain_partition, [(take(s), i, options) for i, s in enumerate(parts)],
