@@ -481,8 +481,9 @@ class TreeEnsemble:
             raise ValueError(f"{what} has a categorical column {name!r}, but the model's feature {j} is numeric; expected numbers there")
         if isinstance(series.dtype, pd.StringDtype) or holds_text(series):   # as for arrays: not parsed
             raise ValueError(f"{what} must hold numbers for the model's numeric feature {j}, but its column {name!r} holds text "
-                             f"({series.dtype}): pass numbers ({what}[{name!r}].astype(float)), or for text categories a pandas "
-                             "categorical column, as at fit (text is not parsed here, as XGBoost's and LightGBM's predict do not parse it)")
+                             f"({series.dtype}): pass numbers ({what}[{name!r}].astype(float)); text is not parsed here (XGBoost's and "
+                             "LightGBM's predict refuse it, CatBoost's parses it: a number written as text is explained once it is a "
+                             "number). Text categories need a feature fitted as categorical")
         once = (integers or self.input_dtype) if series.dtype.kind in "iu" else np.float64   # an integer rounded once, as the library does
         try: return series.to_numpy(dtype=once, na_value=np.nan).astype(np.float64)
         except (TypeError, ValueError):
@@ -1109,13 +1110,13 @@ class _CatBoostHashes:
         import catboost
         out = np.full(len(values), -(2 ** 40), np.int64)
         if len(values) == 0 or not self.probes: return out
-        keys = [str(v) for v in values]
+        keys = [(type(v).__name__, str(v)) for v in values]   # True and "True" apart: CatBoost reads the bool as "1"
         distinct = {}
         for key, v in zip(keys, values): distinct.setdefault(key, v)
         filler = [0.0] * self.n_features
         for j in self.categorical: filler[j] = "0"
         rows = [filler[:self.feature] + [v] + filler[self.feature + 1:] for v in distinct.values()]
-        try: leaves = self.model.calc_leaf_indexes(catboost.Pool(rows, cat_features=self.categorical))
+        try: leaves = self.model.calc_leaf_indexes(catboost.Pool(rows, cat_features=self.categorical), thread_count=1)
         except catboost.CatBoostError as exc:
             raise ValueError(f"{what}'s column {column!r} holds values CatBoost does not take as categories "
                              f"(integers or strings): {str(exc).splitlines()[0][:200]}") from None
@@ -1188,7 +1189,7 @@ def _catboost_hash_oracle(exported: dict, # a CatBoost model's JSON export (`cat
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #e37c2b31
 def _from_catboost(model) -> TreeEnsemble:
-    "CatBoost regressors and classifiers (raw `RawFormulaVal` output): oblivious trees with one-hot categorical features, non-symmetric trees with float splits."
+    "CatBoost regressors and classifiers (raw `RawFormulaVal` output): oblivious and non-symmetric trees, float and one-hot categorical splits."
     if not model.is_fitted(): raise ValueError(f"this {type(model).__name__} instance is not fitted yet")
     if len(model.get_text_feature_indices()) or len(model.get_embedding_feature_indices()):   # before the JSON export, which refuses them
         raise ValueError("unsupported model: CatBoost models with text or embedding features are not supported; expected numeric and categorical features")
