@@ -851,13 +851,15 @@ def test_lightgbm_linear_tree_is_refused():
         TreeExplainer(model)
 
 
-def test_xgboost_multi_output_tree_is_refused():
-    model = xgboost.XGBRegressor(n_estimators=3, tree_method="hist", multi_strategy="multi_output_tree").fit(
-        FRAME[["income", "score"]], np.c_[TARGET, -TARGET])
-    with pytest.raises(ValueError, match=r"XGBoost models with multi_strategy='multi_output_tree' \(trees with vector leaves, "
-                                         r"one split for every target\) are not supported; fit with "
-                                         r"multi_strategy='one_output_per_tree' \(the default\)"):
-        TreeExplainer(model)
+def test_xgboost_multi_output_tree_is_explained():
+    "Vector-leaf trees (one split for every target) on a frame: both modes add up to XGBoost's margins of every target."
+    frame = FRAME[["income", "score"]]
+    model = xgboost.XGBRegressor(n_estimators=3, tree_method="hist", multi_strategy="multi_output_tree").fit(frame, np.c_[TARGET, -TARGET])
+    margin = model.predict(frame.iloc[:20], output_margin=True)
+    for explainer in (TreeExplainer(model), TreeExplainer(model, frame.iloc[20:60])):
+        phi = explainer.shap_values(frame.iloc[:20])
+        assert phi.shape == (20, 2, 2)
+        np.testing.assert_allclose(phi.sum(1) + explainer.expected_value, margin, atol=1e-5 * np.abs(margin).max())
 
 
 def test_catboost_ctr_features_are_refused():

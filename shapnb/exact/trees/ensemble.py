@@ -925,13 +925,20 @@ def _xgboost_tree(tree: dict) -> dict:
     segments, sizes, values = tree.get("categories_segments", []), tree.get("categories_sizes", []), tree.get("categories", [])
     for node, start, size in zip(tree.get("categories_nodes", []), segments, sizes):
         categories[node] = np.asarray(values[start:start + size], np.int64).tolist()
-    swap = categorical & (left >= 0)
+    leaf = left < 0
+    k = int(tree.get("tree_param", {}).get("size_leaf_vector", 1) or 1)
+    if k > 1:                                                 # multi_output_tree: leaf i's k values at right_children[i] * k
+        weights = np.asarray(tree["leaf_weights"], np.float32).astype(np.float64).reshape(-1, k)
+        value = np.zeros((len(left), k)); value[leaf] = weights[right[leaf]]
+        right = np.where(leaf, -1, right)
+    else: value = np.where(leaf, cond, 0.0)[:, None]
+    swap = categorical & ~leaf
     left, right = np.where(swap, right, left), np.where(swap, left, right)
     return _preorder(dict(
         left=left, right=right, feature=np.where(left >= 0, tree["split_indices"], -1),
         threshold=np.where(categorical, 0.0, cond), decision=np.where(categorical, DECISION_CATEGORY, DECISION_LT),
         default_left=default_left ^ swap, cover=np.asarray(tree["sum_hessian"], np.float64),
-        value=np.where(left < 0, cond, 0.0)[:, None], **({"categories": categories} if categorical.any() else {})))
+        value=value, **({"categories": categories} if categorical.any() else {})))
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #3553227e
 def _check_missing(missing, model) -> float:
@@ -957,9 +964,6 @@ def _from_xgboost(model, iteration_range=None, missing=None) -> TreeEnsemble:
     weight = np.asarray(gbm["weight_drop"], np.float32) if gbm["name"] == "dart" else None   # dart: each tree's weight in predict
     if weight is not None and weight.shape != (len(forest["trees"]),):
         raise ValueError(f"the dart model has {len(weight)} tree weights for {len(forest['trees'])} trees")
-    if any(int(tree.get("tree_param", {}).get("size_leaf_vector", 1)) > 1 for tree in forest["trees"]):
-        raise ValueError("unsupported model: XGBoost models with multi_strategy='multi_output_tree' (trees with vector leaves, one split for every "
-                         "target) are not supported; fit with multi_strategy='one_output_per_tree' (the default)")
     p = booster.num_features()
     param = learner["learner_model_param"]
     k = max(1, int(param.get("num_class", 0)), int(param.get("num_target", 1)))
@@ -974,6 +978,7 @@ def _from_xgboost(model, iteration_range=None, missing=None) -> TreeEnsemble:
     if weight is not None:
         for tree, i in zip(trees, chosen): tree["value"] = tree["value"] * np.float64(weight[i])
     outputs = np.asarray(forest["tree_info"], np.int64)[list(chosen)]
+    outputs[[tree["value"].shape[1] > 1 for tree in trees]] = -1     # vector leaves (multi_output_tree): every output
     if not all(np.isfinite(tree["cover"]).all() and np.isfinite(tree["value"]).all() for tree in trees):
         raise ValueError("this XGBoost model's trees hold NaN or infinite covers or leaf values, so its own predict gives NaN: "
                          "there is no prediction to explain. Its training went wrong; a base_score outside the objective's "
