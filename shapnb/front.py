@@ -176,8 +176,10 @@ def _refuse_labels(model, # a model explained through its predict
     kind = _label_kind(model)
     if kind is None: return
     has = lambda method: hasattr(model, method)
+    several = isinstance(getattr(model, "classes_", None), list)   # a multi-output classifier: predict_proba is one array per target
     labels, score = {
-        "classifier": ("class labels", "lambda X: model.predict_proba(X)[:, 1]" if has("predict_proba") else
+        "classifier": ("class labels", ("lambda X: model.predict_proba(X)[0][:, 1]" if several else
+                                        "lambda X: model.predict_proba(X)[:, 1]") if has("predict_proba") else
                        "lambda X: model.decision_function(X)" if has("decision_function") else "a score of the model"),
         "outlier detector": ("labels (1 inlier, -1 outlier)", "lambda X: model.score_samples(X)" if has("score_samples") else
                              "lambda X: model.decision_function(X)" if has("decision_function") else "a score of the model"),

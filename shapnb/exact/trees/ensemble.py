@@ -685,7 +685,9 @@ def _from_sklearn_trees(model) -> TreeEnsemble:
     from sklearn.base import is_classifier
     estimators = getattr(model, "estimators_", [model])
     classifier = is_classifier(model)
-    if classifier and getattr(model, "n_outputs_", 1) != 1: raise ValueError("unsupported model: multi-output classifiers (fitted on a 2-D y) are not supported; expected one target")
+    if classifier and getattr(model, "n_outputs_", 1) != 1:
+        raise ValueError("unsupported model: multi-output classifiers (fitted on a 2-D y) are not supported; expected one target, or "
+                         "explain one target's probability with data=: explain(lambda X: model.predict_proba(X)[j][:, 1], X, data=...)")
     trees = [_sklearn_tree(e.tree_, 1.0 / len(estimators), classifier) for e in estimators]
     k = trees[0]["value"].shape[1]
     return TreeEnsemble(trees, np.zeros(k), model.n_features_in_, np.float32, feature_names=model_feature_names(model),
@@ -978,7 +980,11 @@ def _from_xgboost(model, iteration_range=None, missing=None) -> TreeEnsemble:
     if weight is not None:
         for tree, i in zip(trees, chosen): tree["value"] = tree["value"] * np.float64(weight[i])
     outputs = np.asarray(forest["tree_info"], np.int64)[list(chosen)]
-    outputs[[tree["value"].shape[1] > 1 for tree in trees]] = -1     # vector leaves (multi_output_tree): every output
+    if any(tree["value"].shape[1] > 1 for tree in trees):          # vector leaves (multi_output_tree): every output
+        for tree, column in zip(trees, outputs):                   # scalar trees beside them (training continued with
+            if tree["value"].shape[1] == 1:                        # another multi_strategy) become vectors of one column
+                wide = np.zeros((len(tree["value"]), k)); wide[:, column] = tree["value"][:, 0]; tree["value"] = wide
+        outputs = np.full(len(trees), -1)
     if not all(np.isfinite(tree["cover"]).all() and np.isfinite(tree["value"]).all() for tree in trees):
         raise ValueError("this XGBoost model's trees hold NaN or infinite covers or leaf values, so its own predict gives NaN: "
                          "there is no prediction to explain. Its training went wrong; a base_score outside the objective's "
