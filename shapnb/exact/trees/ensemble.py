@@ -220,6 +220,8 @@ def _category_codes(values,          # one column: a pandas Series or a 1-D arra
                              "strings, and CatBoost refuses missing ones too (write them as a string such as 'missing')")
         keys = codes.hasher(raw, column, what)
     index = pd.Index(codes.categories).get_indexer(keys)
+    if codes.hasher is None and None in codes.categories:    # pandas finds None in a mixed column, not in an all-None one
+        index[np.array([v is None for v in raw], bool)] = codes.categories.index(None)
     unknown = (index < 0) & ~missing
     text = all(isinstance(c, str) for c in codes.categories)
     if codes.hasher is None and (mistyped := [v for v in raw[unknown] if isinstance(v, str) != text]):
@@ -478,6 +480,11 @@ class TreeEnsemble:
                              f"as a pandas categorical column, as at fit ({what}[{name!r}].astype('category')); {self.source} "
                              "refuses this column too")
         if isinstance(series.dtype, pd.CategoricalDtype):
+            if ((self.feature == j) & (self.decision == DECISION_CATEGORY)).any():   # categorical by index, fitted on numbers
+                raise ValueError(f"{what} has a pandas categorical column {name!r}, but the model was fitted on numbers there (its "
+                                 f"feature {j} is categorical by index, not by a pandas dtype): pass the category numbers it was "
+                                 f"fitted with as numbers, {what}[{name!r}].astype(float) (a frame's category codes, their "
+                                 "positions among its categories, need not be those numbers)")
             raise ValueError(f"{what} has a categorical column {name!r}, but the model's feature {j} is numeric; expected numbers there")
         if isinstance(series.dtype, pd.StringDtype) or holds_text(series):   # as for arrays: not parsed
             raise ValueError(f"{what} must hold numbers for the model's numeric feature {j}, but its column {name!r} holds text "
@@ -1319,7 +1326,8 @@ def tree_ensemble(model,                # a fitted scikit-learn DecisionTree, Ra
     if module.startswith("catboost.") and hasattr(model, "save_model") and hasattr(model, "calc_leaf_indexes"): return _from_catboost(model)
     search = f"; a fitted {name} is explained by its best_estimator_" if hasattr(model, "best_estimator_") else ""
     raise ValueError(f"unsupported model {module}.{name}; expected a fitted scikit-learn DecisionTree, RandomForest, ExtraTrees, "
-                     f"(Hist)GradientBoosting, IsolationForest, an XGBoost, a LightGBM or a CatBoost model{search}")
+                     f"(Hist)GradientBoosting, IsolationForest, an XGBoost, a LightGBM or a CatBoost model{search}; any other "
+                     "model is explained through its predict, with background rows: shapnb.explain(model, X, data=background, budget=200)")
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #4f908cfd
 def _behind_steps(pipeline,             # a fitted scikit-learn Pipeline of per-feature steps (notebook 06) ending in a tree model
