@@ -814,8 +814,9 @@ def _xgboost_base_margin(learner: dict, k: int):
     except (KeyError, ValueError): return None
     if link is None or len(score) not in (1, k): return None
     score = score.astype(np.float64)
-    if link == "logit": return np.broadcast_to(np.log(score / (1 - score)), (k,)).copy()
-    if link == "log": return np.broadcast_to(np.log(score), (k,)).copy()
+    with np.errstate(divide="ignore"):                        # base_score 0 or 1 (a constant label): an infinite margin
+        if link == "logit": return np.broadcast_to(np.log(score / (1 - score)), (k,)).copy()
+        if link == "log": return np.broadcast_to(np.log(score), (k,)).copy()
     return np.broadcast_to(score, (k,)).copy()
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #d54da46f
@@ -1007,6 +1008,11 @@ def _from_xgboost(model, iteration_range=None, missing=None) -> TreeEnsemble:
     margin = booster.predict(matrix, output_margin=True, iteration_range=(begin, end))
     leaves = ensemble.predict(x0)[0]
     base = np.asarray(margin, np.float64).reshape(-1) - leaves    # carries XGBoost's float32 rounding of its sum over the trees
+    if not np.isfinite(base).all():
+        raise ValueError(f"this XGBoost model's margin is infinite ({base.tolist()[:4]}: base_score="
+                         f"{learner['learner_model_param'].get('base_score')} under objective {learner.get('objective', {}).get('name')!r}, "
+                         "e.g. a log link of an all-zero target), so no values add up to it: refit with base_score inside the "
+                         "link's domain, or explain its predict with data= (method='exact' or 'kernelshap')")
     exact = _xgboost_base_margin(learner, k)
     rounding = 2 * len(trees) * np.finfo(np.float32).eps * max(np.abs(margin).max(), np.abs(leaves).max())   # that sum's, at most
     if exact is not None and np.allclose(exact, base, rtol=1e-5, atol=1e-5 * max(1.0, np.abs(base).max()) + rounding): base = exact
