@@ -220,8 +220,8 @@ def _category_codes(values,          # one column: a pandas Series or a 1-D arra
                              "strings, and CatBoost refuses missing ones too (write them as a string such as 'missing')")
         keys = codes.hasher(raw, column, what)
     index = pd.Index(codes.categories).get_indexer(keys)
-    if codes.hasher is None and None in codes.categories:    # pandas finds None in a mixed column, not in an all-None one
-        index[np.array([v is None for v in raw], bool)] = codes.categories.index(None)
+    if codes.hasher is None and (learnt := [i for i, c in enumerate(codes.categories) if c is None]):   # by identity: pandas
+        index[np.array([v is None for v in raw], bool)] = learnt[0]   # finds None in a mixed column, not in an all-None one
     unknown = (index < 0) & ~missing
     text = all(isinstance(c, str) for c in codes.categories)
     if codes.hasher is None and (mistyped := [v for v in raw[unknown] if isinstance(v, str) != text]):
