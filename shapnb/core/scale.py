@@ -131,6 +131,17 @@ def _result(future, alive=None):
             if future.done(): return future.result()   # done meanwhile, or the task's own TimeoutError (raised again)
             alive()
 
+def _failure_hint(exc) -> str:
+    "What a task's failure in an executor most likely means, to append to its message ('' when nothing is known)."
+    if "pickl" in f"{type(exc).__name__} {exc}".lower():
+        return ("; a process pool ships the work by pickling, which a lambda, a locally defined function, or an object holding "
+                "a lock, an open file or a connection cannot be: define the function at module level and keep such objects "
+                "out of it, or use a ThreadPoolExecutor or Dask")
+    if type(exc).__name__ == "BrokenProcessPool":
+        return ("; a worker process ended abruptly (killed, out of memory, or crashed: a pool started by fork crashes in "
+                "OpenMP code that ran in this process before, create it with mp_context=multiprocessing.get_context('spawn'))")
+    return ""
+
 def _gather(futures: list, # one future per piece of work, in order
             describe,      # describe(i) -> a phrase naming piece i in error messages
             resubmit=None, # resubmit(i) -> a new future for piece i; None: no second attempt
@@ -148,14 +159,7 @@ def _gather(futures: list, # one future per piece of work, in order
                         raise ExecutorError(f"{describe(i)} was cancelled in the executor {attempt + 1} times") from exc
                     futures[i] = resubmit(i)
                 except Exception as exc:
-                    hint = ("; a process pool ships the work by pickling, which a lambda, a locally defined function, or "
-                            "an object holding a lock, an open file or a connection cannot be: define the function at module "
-                            "level and keep such objects out of it, or use a ThreadPoolExecutor or Dask"
-                            if "pickl" in f"{type(exc).__name__} {exc}".lower() else
-                            "; a worker process ended abruptly (killed, out of memory, or crashed: a pool started by fork "
-                            "crashes in OpenMP code that ran in this process before, create it with "
-                            "mp_context=multiprocessing.get_context('spawn'))" if type(exc).__name__ == "BrokenProcessPool" else "")
-                    raise ExecutorError(f"{describe(i)} failed in the executor: {type(exc).__name__}: {exc}{hint}") from exc
+                    raise ExecutorError(f"{describe(i)} failed in the executor: {type(exc).__name__}: {exc}{_failure_hint(exc)}") from exc
         return out
     finally:
         for future in futures: future.cancel()

@@ -1151,6 +1151,11 @@ class _CatBoostHashes:
         return np.array([lookup[k] for k in keys], np.int64)
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #3d521b47
+def _catboost_ctr_refused(kind: str) -> ValueError:
+    "The refusal of a CatBoost split on a target statistic (CTR) of split type `kind`, in either tree layout."
+    return ValueError(f"unsupported model: CatBoost categorical features encoded by target statistics (CTR, split type {kind!r}) "
+                      "are not supported; fit with one_hot_max_size at least the number of categories, so that they are one-hot encoded")
+
 def _catboost_grown_tree(root: dict,      # one tree of a non-symmetric CatBoost model's JSON export: nested nodes
                          k: int,          # leaf values per leaf (outputs)
                          scale: float,    # the model's scale (of `scale_and_bias`)
@@ -1178,10 +1183,7 @@ def _catboost_grown_tree(root: dict,      # one tree of a non-symmetric CatBoost
             code = one_hot.setdefault((f, h), (len(codes), int(split["split_index"])))[0]
             feature[i], threshold[i], default_left[i], categories[i] = f, 0.0, False, [code]   # no match (unseen, missing): right
             first, second = second, first                 # CatBoost's `right` is `hash == value`: the set goes left
-        else:
-            raise ValueError(f"unsupported model: CatBoost categorical features encoded by target statistics (CTR, split type "
-                             f"{split['split_type']!r}) are not supported; fit with one_hot_max_size at least the number of "
-                             "categories, so that they are one-hot encoded")
+        else: raise _catboost_ctr_refused(split["split_type"])
         value[i] = np.zeros(k)
         left[i] = visit(first); right[i] = visit(second)
         cover[i] = cover[left[i]] + cover[right[i]]
@@ -1254,10 +1256,7 @@ def _from_catboost(model) -> TreeEnsemble:
                 flat = cat_flat[split["cat_feature_index"]]
                 hashes.setdefault(flat, {}).setdefault(int(split["value"]), len(hashes.get(flat, {})))
                 probes.setdefault(flat, []).append((t, level, int(split["value"])))
-            elif kind != "FloatFeature":
-                raise ValueError(f"unsupported model: CatBoost categorical features encoded by target statistics (CTR, split type {kind!r}) are not "
-                                 "supported; fit with one_hot_max_size at least the number of categories, so that they are "
-                                 "one-hot encoded")
+            elif kind != "FloatFeature": raise _catboost_ctr_refused(kind)
         d = len(splits)
         if d not in layouts:                                 # per depth: the split each heap node tests, children, leaf turns
             n_internal = 2 ** d - 1
