@@ -862,12 +862,25 @@ def test_xgboost_multi_output_tree_is_explained():
         np.testing.assert_allclose(phi.sum(1) + explainer.expected_value, margin, atol=1e-5 * np.abs(margin).max())
 
 
-def test_catboost_ctr_features_are_refused():
-    model = catboost.CatBoostRegressor(iterations=5, depth=3, verbose=0, allow_writing_files=False, random_seed=0,
-                                       cat_features=["city"], one_hot_max_size=2).fit(as_text(FRAME), TARGET)
-    with pytest.raises(ValueError, match=r"CatBoost categorical features encoded by target statistics \(CTR, split type "
-                                         r"'OnlineCtr'\) are not supported; fit with one_hot_max_size at least the number "
-                                         r"of categories, so that they are one-hot encoded"):
+def test_catboost_ctr_features_match_catboost():
+    "Categories encoded by target statistics (CatBoost's default for more than one_hot_max_size of them), one per feature."
+    frame = as_text(FRAME)
+    model = catboost.CatBoostRegressor(iterations=30, depth=4, verbose=0, allow_writing_files=False, random_seed=0, thread_count=1,
+                                       cat_features=["city"], max_ctr_complexity=1).fit(frame, TARGET)
+    rows = frame.iloc[:20].copy()
+    rows.loc[rows.index[0], "city"] = "atlantis"                  # unseen: the prior's statistic
+    path = TreeExplainer(model)
+    theirs = model.get_feature_importance(catboost.Pool(rows, cat_features=["city"]), type="ShapValues")
+    np.testing.assert_allclose(path.shap_values(rows), theirs[:, :-1], atol=1e-10)
+    inter = TreeExplainer(model, frame.iloc[100:140])
+    raw = model.predict(rows, prediction_type="RawFormulaVal")
+    np.testing.assert_allclose(inter.shap_values(rows).sum(1) + inter.expected_value, raw, atol=1e-10)
+
+
+def test_catboost_ctr_combinations_are_refused():
+    model = catboost.CatBoostRegressor(iterations=200, depth=6, verbose=0, allow_writing_files=False, random_seed=0, thread_count=1,
+                                       cat_features=["city"]).fit(as_text(FRAME), TARGET)
+    with pytest.raises(ValueError, match=r"target statistic \(CTR\) of a combination of features .* fit with max_ctr_complexity=1"):
         TreeExplainer(model)
 
 

@@ -15,8 +15,8 @@ from ...core.tabular import (is_frame, is_series, match_columns, model_feature_n
 
 # %% auto #0
 __all__ = ['DECISION_LE', 'DECISION_LT', 'DECISION_CATEGORY', 'MISSING_NAN', 'MISSING_AS_ZERO', 'MISSING_ZERO_OR_NAN',
-           'LIGHTGBM_ZERO', 'PREDICT_BLOCK', 'LIGHTGBM_EARLY_STOPPING', 'TreeNodes', 'goes_left', 'CategoryCodes',
-           'TreeEnsemble', 'tree_ensemble', 'TreePathGame', 'leaf_shapley']
+           'LIGHTGBM_ZERO', 'PREDICT_BLOCK', 'LIGHTGBM_EARLY_STOPPING', 'CATBOOST_CTR_CODES', 'TreeNodes', 'goes_left',
+           'CategoryCodes', 'TreeEnsemble', 'tree_ensemble', 'TreePathGame', 'leaf_shapley']
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #c5501a21
 DECISION_LE, DECISION_LT, DECISION_CATEGORY = 0, 1, 2        # x <= thr, x < thr, x's category in a set goes left
@@ -1124,13 +1124,16 @@ def _from_lightgbm(model, iteration_range=None) -> TreeEnsemble:
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #7146d982
 class _CatBoostHashes:
-    "CatBoost's hash of the values of one categorical feature, read off the model's own routing of probe rows."
-    def __init__(self, model, feature: int, n_features: int, categorical: list, probes: list):
+    "The values of one categorical feature as CatBoost reads them, off a model's own routing of probe rows: the hash of the one-hot split value each equals, or the code of its target statistics' bins."
+    def __init__(self, model, feature: int, n_features: int, categorical: list,
+                 probes: list,         # (tree, level, value) of each split on the feature that `model` holds
+                 summed: bool = False, # a value's code is the sum of the `value`s of the splits sending it right (CTR bins); else the `value` of the one-hot split it matches
+                ):
         self.model, self.feature, self.n_features, self.categorical = model, feature, n_features, categorical
-        self.probes = probes                                         # (tree, level, hash) of each one-hot split on the feature
+        self.probes, self.summed = probes, summed
 
     def __call__(self, values, column: str, what: str) -> np.ndarray:
-        "Per value the hash of the split value it equals, or -2**40 (no 32-bit hash) when it equals none."
+        "Per value its code (`summed`), or the hash of the split value it equals and -2**40 (no 32-bit hash) when it equals none."
         import catboost
         out = np.full(len(values), -(2 ** 40), np.int64)
         if len(values) == 0 or not self.probes: return out
@@ -1144,17 +1147,19 @@ class _CatBoostHashes:
         except catboost.CatBoostError as exc:
             raise ValueError(f"{what}'s column {column!r} holds values CatBoost does not take as categories "
                              f"(integers or strings): {str(exc).splitlines()[0][:200]}") from None
-        found = np.full(len(rows), -(2 ** 40), np.int64)
+        found = np.zeros(len(rows), np.int64) if self.summed else np.full(len(rows), -(2 ** 40), np.int64)
         for tree, level, value in self.probes:
-            found[((leaves[:, tree] >> level) & 1) == 1] = value
+            right = ((leaves[:, tree] >> level) & 1) == 1
+            if self.summed: found += right * value
+            else: found[right] = value
         lookup = dict(zip(distinct, found))
         return np.array([lookup[k] for k in keys], np.int64)
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #3d521b47
-def _catboost_ctr_refused(kind: str) -> ValueError:
-    "The refusal of a CatBoost split on a target statistic (CTR) of split type `kind`, in either tree layout."
-    return ValueError(f"unsupported model: CatBoost categorical features encoded by target statistics (CTR, split type {kind!r}) "
-                      "are not supported; fit with one_hot_max_size at least the number of categories, so that they are one-hot encoded")
+def _catboost_split_refused(kind: str) -> ValueError:
+    "The refusal of a CatBoost split of type `kind` that is neither a float, a one-hot nor a target-statistic split, in either tree layout."
+    return ValueError(f"unsupported model: CatBoost splits of type {kind!r} are not supported; expected splits on float features, "
+                      "one-hot categories and target statistics (CTR) of one categorical feature")
 
 def _catboost_grown_tree(root: dict,      # one tree of a non-symmetric CatBoost model's JSON export: nested nodes
                          k: int,          # leaf values per leaf (outputs)
@@ -1163,8 +1168,9 @@ def _catboost_grown_tree(root: dict,      # one tree of a non-symmetric CatBoost
                          nan_right: dict, # flat column -> whether NaN goes right (nan_mode 'Max')
                          cat_flat: dict,   # categorical feature index -> flat column
                          one_hot: dict,    # filled here: (flat column, hash) -> (code, split_index) of each one-hot split value
+                         ctr_left: dict,   # CTR split_index -> (flat column, the codes it sends left), of `_catboost_ctr_codes`
                         ) -> dict:
-    "Node arrays (preorder) of one non-symmetric CatBoost tree: `x > border` goes right, `hash == value` goes left; covers are the leaves' training weights."
+    "Node arrays (preorder) of one non-symmetric CatBoost tree: `x > border` goes right, `hash == value` goes left, a CTR's low bins go left; covers are the leaves' training weights."
     left, right, feature, threshold, default_left, cover, value, categories = [], [], [], [], [], [], [], []
     def visit(node) -> int:                          # depth at most CatBoost's largest (16): recursion is safe
         i = len(left)
@@ -1183,7 +1189,10 @@ def _catboost_grown_tree(root: dict,      # one tree of a non-symmetric CatBoost
             code = one_hot.setdefault((f, h), (len(codes), int(split["split_index"])))[0]
             feature[i], threshold[i], default_left[i], categories[i] = f, 0.0, False, [code]   # no match (unseen, missing): right
             first, second = second, first                 # CatBoost's `right` is `hash == value`: the set goes left
-        else: raise _catboost_ctr_refused(split["split_type"])
+        elif split["split_type"] == "OnlineCtr":         # ctr > border goes right: the codes of the bins at or below it go left
+            f, codes = ctr_left[split["split_index"]]
+            feature[i], threshold[i], default_left[i], categories[i] = f, 0.0, False, codes
+        else: raise _catboost_split_refused(split["split_type"])
         value[i] = np.zeros(k)
         left[i] = visit(first); right[i] = visit(second)
         cover[i] = cover[left[i]] + cover[right[i]]
@@ -1197,25 +1206,86 @@ def _catboost_grown_tree(root: dict,      # one tree of a non-symmetric CatBoost
     return out
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #7afe4212
-def _catboost_hash_oracle(exported: dict, # a CatBoost model's JSON export (`catboost_json`)
-                          one_hot: dict,  # (flat column, hash) -> (code, split_index) of each of its one-hot split values
-                         ):
-    "A symmetric CatBoost model whose tree i tests one-hot split value i alone: the leaf a probe row reaches says, by CatBoost's own hashing, whether its category equals it."
+def _catboost_oracle(exported: dict, # a CatBoost model's JSON export (`catboost_json`)
+                     splits: list,   # split dicts of its trees (one-hot or CTR), as the export writes them
+                    ):
+    "A symmetric CatBoost model whose tree i tests `splits[i]` alone: the leaf a probe row reaches says which way that split sends it, by CatBoost's own hashing and target statistics."
     import catboost, json, os, tempfile
-    cat_index = {f["flat_feature_index"]: f["feature_index"] for f in exported["features_info"]["categorical_features"]}
-    trees = [{"leaf_values": [0.0, 0.0], "leaf_weights": [1.0, 1.0],
-              "splits": [{"split_type": "OneHotFeature", "cat_feature_index": cat_index[f], "value": h, "split_index": index}]}
-             for (f, h), (_, index) in one_hot.items()]
+    trees = [{"leaf_values": [0.0, 0.0], "leaf_weights": [1.0, 1.0], "splits": [split]} for split in splits]
     oracle = {"features_info": exported["features_info"], "model_info": {}, "scale_and_bias": [1.0, [0.0]], "oblivious_trees": trees}
+    if "ctr_data" in exported: oracle["ctr_data"] = exported["ctr_data"]   # the target statistics of every category seen at fit
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "oracle.json")
         with open(path, "w") as f: json.dump(oracle, f)
         model = catboost.CatBoostRegressor(); model.load_model(path, format="json")
     return model
 
+# %% ../../../nbs/10_tree_ensemble.ipynb #a5f7090a
+CATBOOST_CTR_CODES = 1 << 16   # most codes of one CTR-encoded feature: the product over its CTRs of (borders split on + 1)
+
+def _catboost_splits(exported: dict, # a CatBoost model's JSON export (`catboost_json`)
+                    ):
+    "Every split of the model's trees, either layout (a generator of the export's split dicts)."
+    for tree in exported.get("oblivious_trees", []): yield from tree["splits"] or []
+    stack = list(exported.get("trees", []))
+    while stack:                                          # nested nodes, without recursion
+        node = stack.pop()
+        if "split" in node:
+            yield node["split"]
+            stack += [node["left"], node["right"]]
+
+# %% ../../../nbs/10_tree_ensemble.ipynb #f9e66bea
+def _catboost_ctr_codes(exported: dict, # a CatBoost model's JSON export (`catboost_json`)
+                        cat_flat: dict, # categorical feature index -> flat column
+                       ) -> tuple:
+    "CTR-encoded features as codes of their bins: (split_index -> (flat column, codes sent left), flat column -> number of codes, flat column -> [(split, stride)])."
+    info = exported["features_info"]
+    ctrs = info.get("ctrs") or []
+    names = {("cat_feature_value", f["feature_index"]): f.get("feature_id") or f"column {f['flat_feature_index']}" for f in info.get("categorical_features", [])}
+    names |= {("float_feature", f["feature_index"]): f.get("feature_id") or f"column {f['flat_feature_index']}" for f in info.get("float_features", [])}
+    first = sum(len(f.get("borders") or []) for f in info.get("float_features", [])) \
+        + sum(len(f.get("values") or []) for f in info.get("categorical_features", []))   # split_index: float borders, one-hot values, CTR borders
+    ends = np.cumsum([len(c.get("borders") or []) for c in ctrs], dtype=np.int64)
+    used = {}                                             # split_index -> (CTR entry, border, split)
+    for s in _catboost_splits(exported):
+        if s["split_type"] != "OnlineCtr" or s["split_index"] in used: continue
+        at = int(s["split_index"]) - first
+        i = int(np.searchsorted(ends, at, side="right"))
+        if not (0 <= at and i < len(ctrs)) or np.float32(ctrs[i]["borders"][at - ends[i] + len(ctrs[i]["borders"])]) != np.float32(s["border"]) \
+                or ctrs[i].get("target_border_idx", 0) != s.get("ctr_target_border_idx", 0):
+            raise ValueError(f"unsupported model: a CatBoost CTR split (split_index {s['split_index']}) does not match the target statistics "
+                             "its model lists (features_info['ctrs']); please report this with the CatBoost version")
+        elements = ctrs[i]["elements"]
+        if len(elements) != 1 or elements[0].get("combination_element") != "cat_feature_value":
+            combined = [names.get((e.get("combination_element"), e.get("cat_feature_index", e.get("float_feature_index"))), "?") for e in elements]
+            raise ValueError(f"unsupported model: this CatBoost model splits on a target statistic (CTR) of a combination of features "
+                             f"{combined}, a function of several features at once, which a tree's per-feature game cannot hold; fit "
+                             "with max_ctr_complexity=1, so that every target statistic is of one categorical feature")
+        used[s["split_index"]] = (i, float(np.float32(s["border"])), s)
+    borders = {}                                          # flat column -> CTR entry -> its borders split on, ascending
+    for i, b, _ in used.values():
+        borders.setdefault(cat_flat[ctrs[i]["elements"][0]["cat_feature_index"]], {}).setdefault(i, set()).add(b)
+    strides, n_codes = {}, {}
+    for f, entries in borders.items():
+        n = 1
+        for i in sorted(entries):
+            entries[i] = sorted(entries[i]); strides[i] = n; n *= len(entries[i]) + 1
+        if n > CATBOOST_CTR_CODES:
+            raise ValueError(f"unsupported model: CatBoost's target statistics of feature {names[('cat_feature_value', ctrs[min(entries)]['elements'][0]['cat_feature_index'])]!r} "
+                             f"are split at so many borders that their bins take {n} codes (at most CATBOOST_CTR_CODES = {CATBOOST_CTR_CODES}); "
+                             "fit with a smaller ctr_border_count or fewer CTR types (simple_ctr)")
+        n_codes[f] = n
+    left, probes = {}, {}
+    for index, (i, b, s) in used.items():
+        f = cat_flat[ctrs[i]["elements"][0]["cat_feature_index"]]
+        bins = (np.arange(n_codes[f]) // strides[i]) % (len(borders[f][i]) + 1)
+        left[index] = (f, np.flatnonzero(bins <= borders[f][i].index(b)).tolist())   # ctr <= border: at most as many borders passed
+        probes.setdefault(f, []).append((s, strides[i]))
+    return left, n_codes, probes
+
 # %% ../../../nbs/10_tree_ensemble.ipynb #e37c2b31
 def _from_catboost(model) -> TreeEnsemble:
-    "CatBoost regressors and classifiers (raw `RawFormulaVal` output): oblivious and non-symmetric trees, float and one-hot categorical splits."
+    "CatBoost regressors and classifiers (raw `RawFormulaVal` output): oblivious and non-symmetric trees, float, one-hot and one-feature target-statistic (CTR) splits."
     if not model.is_fitted(): raise ValueError(f"this {type(model).__name__} instance is not fitted yet")
     if len(model.get_text_feature_indices()) or len(model.get_embedding_feature_indices()):   # before the JSON export, which refuses them
         raise ValueError("unsupported model: CatBoost models with text or embedding features are not supported; expected numeric and categorical features")
@@ -1241,11 +1311,14 @@ def _from_catboost(model) -> TreeEnsemble:
     k = len(bias)
     hashes, probes, layouts = {}, {}, {}
     if "trees" not in j and "oblivious_trees" not in j: raise ValueError("unsupported model: this CatBoost model's JSON export has neither 'oblivious_trees' nor 'trees' (the layouts of CatBoost 1.x)")
+    ctr_left, ctr_codes, ctr_probes = _catboost_ctr_codes(j, cat_flat)
     one_hot = {}                                             # grow_policy 'Depthwise', 'Lossguide': nested nodes
-    trees = [_catboost_grown_tree(tree, k, scale, float_flat, nan_right, cat_flat, one_hot) for tree in j.get("trees", [])]
+    trees = [_catboost_grown_tree(tree, k, scale, float_flat, nan_right, cat_flat, one_hot, ctr_left) for tree in j.get("trees", [])]
     asked = model                                            # the model whose routing of probe rows gives categories' hashes
     if one_hot:                                              # of a non-symmetric model: the oracle's
-        asked = _catboost_hash_oracle(j, one_hot)
+        cat_index = {f: i for i, f in cat_flat.items()}
+        asked = _catboost_oracle(j, [{"split_type": "OneHotFeature", "cat_feature_index": cat_index[f], "value": h, "split_index": index}
+                                     for (f, h), (_, index) in one_hot.items()])
         for tree, ((f, h), (code, _)) in enumerate(one_hot.items()):
             hashes.setdefault(f, {})[h] = code; probes.setdefault(f, []).append((tree, 0, h))
     for t, tree in enumerate(j.get("oblivious_trees", [])):
@@ -1256,7 +1329,7 @@ def _from_catboost(model) -> TreeEnsemble:
                 flat = cat_flat[split["cat_feature_index"]]
                 hashes.setdefault(flat, {}).setdefault(int(split["value"]), len(hashes.get(flat, {})))
                 probes.setdefault(flat, []).append((t, level, int(split["value"])))
-            elif kind != "FloatFeature": raise _catboost_ctr_refused(kind)
+            elif kind not in ("FloatFeature", "OnlineCtr"): raise _catboost_split_refused(kind)
         d = len(splits)
         if d not in layouts:                                 # per depth: the split each heap node tests, children, leaf turns
             n_internal = 2 ** d - 1
@@ -1270,10 +1343,11 @@ def _from_catboost(model) -> TreeEnsemble:
         values = np.asarray(tree["leaf_values"], np.float64).reshape(2 ** d, k) * scale
         weights = np.asarray(tree.get("leaf_weights", np.zeros(2 ** d)), np.float64)
         one_hot = np.array([s["split_type"] == "OneHotFeature" for s in splits], bool)          # per split (CatBoost's order)
-        flat = np.array([cat_flat[s["cat_feature_index"]] if s["split_type"] == "OneHotFeature" else
-                         float_flat[s["float_feature_index"]] for s in splits], np.int64)
-        border = np.array([0.0 if h else float(np.float32(s["border"])) for h, s in zip(one_hot, splits)], np.float64)
-        nan_left = np.array([not (h or nan_right[f]) for h, f in zip(one_hot, flat)], bool)
+        ctr = np.array([s["split_type"] == "OnlineCtr" for s in splits], bool)
+        flat = np.array([cat_flat[s["cat_feature_index"]] if h else ctr_left[s["split_index"]][0] if c else
+                         float_flat[s["float_feature_index"]] for h, c, s in zip(one_hot, ctr, splits)], np.int64)
+        border = np.array([0.0 if h or c else float(np.float32(s["border"])) for h, c, s in zip(one_hot, ctr, splits)], np.float64)
+        nan_left = np.array([not (h or c or nan_right[f]) for h, c, f in zip(one_hot, ctr, flat)], bool)
         order = np.arange(d)[::-1]                                   # split_at l tests split d-1-l: CatBoost's order
         leaf = ((right_turn ^ one_hot[order][None, :]) << order[None, :]).sum(1) if d else np.zeros(1, np.int64)
         levels = [weights[leaf]]                                     # covers, leaves up: each node the sum of its two children
@@ -1281,16 +1355,26 @@ def _from_catboost(model) -> TreeEnsemble:
         leaves = np.full(2 ** d, -1)
         tree_arrays = dict(left=left, right=right, feature=np.concatenate([flat[split_at], leaves]),
                            threshold=np.concatenate([border[split_at], np.zeros(2 ** d)]),
-                           decision=np.concatenate([np.where(one_hot[split_at], DECISION_CATEGORY, DECISION_LE), np.full(2 ** d, DECISION_LE)]),
+                           decision=np.concatenate([np.where((one_hot | ctr)[split_at], DECISION_CATEGORY, DECISION_LE), np.full(2 ** d, DECISION_LE)]),
                            default_left=np.concatenate([nan_left[split_at], np.ones(2 ** d, bool)]),
                            cover=np.concatenate(levels[::-1]), value=np.concatenate([np.zeros((n_internal, k)), values[leaf]]))
-        if one_hot.any():                                            # the category each one-hot split sends left
-            code = [[hashes[f][int(s["value"])]] if h else None for h, f, s in zip(one_hot, flat, splits)]
+        if (one_hot | ctr).any():                                    # the codes each categorical split sends left
+            code = [[hashes[f][int(s["value"])]] if h else ctr_left[s["split_index"]][1] if c else None
+                    for h, c, f, s in zip(one_hot, ctr, flat, splits)]
             tree_arrays["categories"] = [code[l] for l in split_at] + [None] * 2 ** d
         trees.append(tree_arrays)
     categorical_indices = sorted(cat_flat.values())
     categorical = [None] * p
+    if ctr_probes:                                           # CTR bins, read off an oracle of the splits on them
+        oracle = _catboost_oracle(j, [s for f in ctr_probes for s, _ in ctr_probes[f]])
+        tree = iter(range(sum(map(len, ctr_probes.values()))))
+        ctr_probes = {f: [(next(tree), 0, stride) for _, stride in found] for f, found in ctr_probes.items()}
     for f in categorical_indices:
+        if f in ctr_codes:
+            if f in hashes: raise ValueError("unsupported model: a CatBoost categorical feature with both one-hot and CTR splits; please report this with the CatBoost version")
+            categorical[f] = CategoryCodes(tuple(range(ctr_codes[f])), in_arrays=True, unknown="missing",
+                                           hasher=_CatBoostHashes(oracle, f, p, categorical_indices, ctr_probes[f], summed=True))
+            continue
         order = sorted(hashes.get(f, {}), key=hashes.get(f, {}).get)
         categorical[f] = CategoryCodes(tuple(order), in_arrays=True, unknown="missing",
                                        hasher=_CatBoostHashes(asked, f, p, categorical_indices, probes.get(f, [])))
