@@ -877,6 +877,33 @@ def test_catboost_ctr_features_match_catboost():
     np.testing.assert_allclose(inter.shap_values(rows).sum(1) + inter.expected_value, raw, atol=1e-10)
 
 
+@pytest.mark.parametrize("setting", ["Buckets", "BinarizedTargetMeanValue", "Counter", "multiclass", "init_model", "sum_models", "saved"])
+def test_catboost_ctr_settings(setting, tmp_path):
+    "Other statistics, a multiclass model with one prior, a continued, a summed and a reloaded model: CatBoost's own ShapValues and raw output."
+    frame = as_text(FRAME)
+    fit = dict(iterations=30, depth=4, verbose=0, allow_writing_files=False, random_seed=0, thread_count=1, cat_features=["city", "kids"],
+               max_ctr_complexity=1)
+    if setting == "multiclass":
+        model = catboost.CatBoostClassifier(loss_function="MultiClass", simple_ctr=["Borders:Prior=0.5/1"], **fit).fit(frame, CLASS3)
+    else:
+        model = catboost.CatBoostRegressor(**fit, **({"simple_ctr": [setting]} if setting[0].isupper() else {})).fit(frame, TARGET)
+    if setting == "init_model": model = catboost.CatBoostRegressor(**fit).fit(frame, TARGET, init_model=model)
+    if setting == "sum_models": model = catboost.sum_models([model, catboost.CatBoostRegressor(**{**fit, "random_seed": 1}).fit(frame, TARGET)])
+    if setting == "saved":
+        model.save_model(str(tmp_path / "m.cbm"))
+        model = catboost.CatBoostRegressor(); model.load_model(str(tmp_path / "m.cbm"))
+    rows = frame.iloc[:15].copy()
+    rows.loc[rows.index[0], "city"] = "atlantis"; rows.loc[rows.index[1], "kids"] = 99   # unseen: the priors' statistics
+    raw = np.reshape(model.predict(rows, prediction_type="RawFormulaVal"), (len(rows), -1))
+    theirs = model.get_feature_importance(catboost.Pool(rows, cat_features=["city", "kids"]), type="ShapValues")
+    path = TreeExplainer(model).shap_values(rows)
+    np.testing.assert_allclose(np.reshape(path, (len(rows), FRAME.shape[1], -1)),
+                               theirs[:, :-1, None] if theirs.ndim == 2 else np.moveaxis(theirs[:, :, :-1], 1, 2), atol=1e-10)
+    inter = TreeExplainer(model, frame.iloc[100:130])
+    phi = np.reshape(inter.shap_values(rows), (len(rows), FRAME.shape[1], -1))
+    np.testing.assert_allclose(phi.sum(1) + inter.expected_value, raw, atol=1e-10)
+
+
 def test_catboost_ctr_combinations_are_refused():
     model = catboost.CatBoostRegressor(iterations=200, depth=6, verbose=0, allow_writing_files=False, random_seed=0, thread_count=1,
                                        cat_features=["city"]).fit(as_text(FRAME), TARGET)

@@ -1273,7 +1273,9 @@ def _catboost_ctr_codes(exported: dict, # a CatBoost model's JSON export (`catbo
         if n > CATBOOST_CTR_CODES:
             raise ValueError(f"unsupported model: CatBoost's target statistics of feature {names[('cat_feature_value', ctrs[min(entries)]['elements'][0]['cat_feature_index'])]!r} "
                              f"are split at so many borders that their bins take {n} codes (at most CATBOOST_CTR_CODES = {CATBOOST_CTR_CODES}); "
-                             "fit with a smaller ctr_border_count or fewer CTR types (simple_ctr)")
+                             "fit with fewer statistics per feature, e.g. simple_ctr=['Borders:Prior=0.5/1'] (one prior; a classifier "
+                             "still gets one statistic per class) or simple_ctr=['Counter'], or fewer borders, e.g. "
+                             "simple_ctr=['Borders:CtrBorderCount=3']")
         n_codes[f] = n
     left, probes = {}, {}
     for index, (i, b, s) in used.items():
