@@ -8,7 +8,7 @@ import numpy as np, pandas as pd, catboost, tempfile, os, traceback
 from shapnb import TreeExplainer
 from shapnb.core.tabular import HybridRows
 from shapnb.core.games import exact_shapley
-from shapnb.exact.trees.ensemble import tree_ensemble
+from shapnb.exact.trees.ensemble import tree_ensemble, catboost_json
 rng = np.random.default_rng(3)
 n = 1500
 df = pd.DataFrame({"x": rng.normal(size=n), "city": rng.choice([f"c{i}" for i in range(12)], n),
@@ -35,7 +35,7 @@ def check(name, model, frame=df, fit_cats=cats):
         path = TreeExplainer(model); phi = path.shap_values(rows)
         add = np.abs(np.reshape(phi.sum(1), (len(rows), -1)) + path.expected_value - raw(rows)).max()
         msg = f"predict {pe:.1e} inter-brute {bi:.1e} path-add {add:.1e}"
-        if model.get_params().get("grow_policy", "SymmetricTree") == "SymmetricTree":
+        if "oblivious_trees" in catboost_json(model):            # symmetric trees: CatBoost's ShapValues are the path-dependent values
             th = model.get_feature_importance(catboost.Pool(rows, cat_features=fit_cats), type="ShapValues")
             th = th[:, :-1] if th.ndim == 2 else np.moveaxis(th[:, :, :-1], 1, 2)
             msg += f" vs CatBoost {np.abs(np.reshape(phi, th.shape) - th).max():.1e}"

@@ -377,18 +377,21 @@ class TreeEnsemble:
         self.nodes_per_tree = np.array([exact_nodes(int(d)) for d in self.path_features], np.int64)
 
     def _pack_categories(self, trees):
-        "Category sets of categorical splits as 32-bit bitset words, `cat_start`/`cat_len` per node."
-        lens, words = np.zeros(len(self.left), np.int64), []
+        "Category sets of categorical splits as 32-bit bitset words, `cat_start`/`cat_len` per node; nodes given the same list object share its words."
+        starts, lens, words, packed, offset = np.zeros(len(self.left), np.int64), np.zeros(len(self.left), np.int64), [], {}, 0
         for t, root in zip(trees, self.roots):                   # trees without a categories list have none to pack
             for k, cats in enumerate(t.get("categories") or ()):
                 if cats is None or len(cats) == 0: continue
-                cats = np.asarray(cats, np.int64)
-                if (cats < 0).any(): raise ValueError("categories of a categorical split must be >= 0")
-                bits = np.zeros(int(cats.max()) // 32 + 1, np.uint32)
-                np.bitwise_or.at(bits, cats // 32, (np.uint32(1) << (cats % 32).astype(np.uint32)))
-                words.extend(bits.tolist()); lens[root + k] = len(bits)
-        self.cat_start, self.cat_len = (np.cumsum(lens) - lens if words else lens), lens   # each node's words start after the earlier nodes'
-        self.cat_words = np.array(words if words else [0], np.uint32)
+                if id(cats) not in packed:                       # a CatBoost split repeats over a level and over trees: once
+                    codes = np.asarray(cats, np.int64)
+                    if (codes < 0).any(): raise ValueError("categories of a categorical split must be >= 0")
+                    bits = np.zeros(int(codes.max()) // 32 + 1, np.uint32)
+                    np.bitwise_or.at(bits, codes // 32, (np.uint32(1) << (codes % 32).astype(np.uint32)))
+                    packed[id(cats)] = (offset, len(bits), cats)         # the list kept: its id stays its own
+                    words.append(bits); offset += len(bits)
+                starts[root + k], lens[root + k] = packed[id(cats)][:2]
+        self.cat_start, self.cat_len = starts, lens
+        self.cat_words = np.concatenate(words) if words else np.zeros(1, np.uint32)
 
     def _check(self):
         "Refuse node arrays that the kernels would walk wrongly."
@@ -1260,7 +1263,8 @@ def _catboost_ctr_codes(exported: dict, # a CatBoost model's JSON export (`catbo
             combined = [names.get((e.get("combination_element"), e.get("cat_feature_index", e.get("float_feature_index"))), "?") for e in elements]
             raise ValueError(f"unsupported model: this CatBoost model splits on a target statistic (CTR) of a combination of features "
                              f"{combined}, a function of several features at once, which a tree's per-feature game cannot hold; fit "
-                             "with max_ctr_complexity=1, so that every target statistic is of one categorical feature")
+                             "with max_ctr_complexity=1, so that every target statistic is of one categorical feature, or explain "
+                             "the model as it is through its predict, with background rows: shapnb.explain(model, X, data=background, budget=200)")
         used[s["split_index"]] = (i, float(np.float32(s["border"])), s)
     borders = {}                                          # flat column -> CTR entry -> its borders split on, ascending
     for i, b, _ in used.values():
