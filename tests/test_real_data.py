@@ -904,6 +904,21 @@ def test_catboost_ctr_settings(setting, tmp_path):
     np.testing.assert_allclose(phi.sum(1) + inter.expected_value, raw, atol=1e-10)
 
 
+def test_catboost_ctr_pandas_categorical_column():
+    "A pandas categorical column fitted as CatBoost's categorical feature, an unseen level added to the rows' categories."
+    frame = as_text(FRAME).astype({"city": "category"})
+    model = catboost.CatBoostRegressor(iterations=30, depth=4, verbose=0, allow_writing_files=False, random_seed=0, thread_count=1,
+                                       cat_features=["city"], max_ctr_complexity=1).fit(frame, TARGET)
+    rows = frame.iloc[:20].copy()
+    rows["city"] = rows["city"].cat.add_categories(["atlantis"])
+    rows.loc[rows.index[0], "city"] = "atlantis"
+    theirs = model.get_feature_importance(catboost.Pool(rows, cat_features=["city"]), type="ShapValues")
+    np.testing.assert_allclose(TreeExplainer(model).shap_values(rows), theirs[:, :-1], atol=1e-10)
+    inter = TreeExplainer(model, frame.iloc[100:140])
+    raw = model.predict(rows, prediction_type="RawFormulaVal")
+    np.testing.assert_allclose(inter.shap_values(rows).sum(1) + inter.expected_value, raw, atol=1e-10)
+
+
 def test_catboost_ctr_combinations_are_refused():
     model = catboost.CatBoostRegressor(iterations=200, depth=6, verbose=0, allow_writing_files=False, random_seed=0, thread_count=1,
                                        cat_features=["city"]).fit(as_text(FRAME), TARGET)
