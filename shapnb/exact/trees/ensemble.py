@@ -1241,7 +1241,7 @@ def _catboost_splits(exported: dict, # a CatBoost model's JSON export (`catboost
 def _catboost_ctr_codes(exported: dict, # a CatBoost model's JSON export (`catboost_json`)
                         cat_flat: dict, # categorical feature index -> flat column
                        ) -> tuple:
-    "CTR-encoded features as codes of their bins: (split_index -> (flat column, codes sent left), flat column -> number of codes, flat column -> [(split, stride)])."
+    "CTR-encoded features as codes of their bins: (split_index -> (flat column, codes sent left), flat column -> number of codes, [(flat column, split, stride)] of each CTR border split on)."
     info = exported["features_info"]
     ctrs = info.get("ctrs") or []
     names = {("cat_feature_value", f["feature_index"]): f.get("feature_id") or f"column {f['flat_feature_index']}" for f in info.get("categorical_features", [])}
@@ -1249,13 +1249,13 @@ def _catboost_ctr_codes(exported: dict, # a CatBoost model's JSON export (`catbo
     first = sum(len(f.get("borders") or []) for f in info.get("float_features", [])) \
         + sum(len(f.get("values") or []) for f in info.get("categorical_features", []))   # split_index: float borders, one-hot values, CTR borders
     ends = np.cumsum([len(c.get("borders") or []) for c in ctrs], dtype=np.int64)
-    used = {}                                             # split_index -> (CTR entry, border, split)
+    used = {}                                             # split_index -> (CTR entry, flat column, border, split)
     for s in _catboost_splits(exported):
         if s["split_type"] != "OnlineCtr" or s["split_index"] in used: continue
         at = int(s["split_index"]) - first
         i = int(np.searchsorted(ends, at, side="right"))
-        if not (0 <= at and i < len(ctrs)) or np.float32(ctrs[i]["borders"][at - ends[i] + len(ctrs[i]["borders"])]) != np.float32(s["border"]) \
-                or ctrs[i].get("target_border_idx", 0) != s.get("ctr_target_border_idx", 0):
+        listed = ctrs[i]["borders"][at - ends[i] + len(ctrs[i]["borders"])] if 0 <= at and i < len(ctrs) else None
+        if listed is None or np.float32(listed) != np.float32(s["border"]) or ctrs[i].get("target_border_idx", 0) != s.get("ctr_target_border_idx", 0):
             raise ValueError(f"unsupported model: a CatBoost CTR split (split_index {s['split_index']}) does not match the target statistics "
                              "its model lists (features_info['ctrs']); please report this with the CatBoost version")
         elements = ctrs[i]["elements"]
@@ -1265,29 +1265,28 @@ def _catboost_ctr_codes(exported: dict, # a CatBoost model's JSON export (`catbo
                              f"{combined}, a function of several features at once, which a tree's per-feature game cannot hold; fit "
                              "with max_ctr_complexity=1, so that every target statistic is of one categorical feature, or explain "
                              "the model as it is through its predict, with background rows: shapnb.explain(model, X, data=background, budget=200)")
-        used[s["split_index"]] = (i, float(np.float32(s["border"])), s)
-    borders = {}                                          # flat column -> CTR entry -> its borders split on, ascending
-    for i, b, _ in used.values():
-        borders.setdefault(cat_flat[ctrs[i]["elements"][0]["cat_feature_index"]], {}).setdefault(i, set()).add(b)
+        used[s["split_index"]] = (i, cat_flat[elements[0]["cat_feature_index"]], float(np.float32(s["border"])), s)
+    borders, name = {}, {}                                # flat column -> CTR entry -> its borders split on, ascending; its name
+    for i, f, b, _ in used.values():
+        borders.setdefault(f, {}).setdefault(i, set()).add(b)
+        name[f] = names[("cat_feature_value", ctrs[i]["elements"][0]["cat_feature_index"])]
     strides, n_codes = {}, {}
     for f, entries in borders.items():
         n = 1
         for i in sorted(entries):
             entries[i] = sorted(entries[i]); strides[i] = n; n *= len(entries[i]) + 1
         if n > CATBOOST_CTR_CODES:
-            raise ValueError(f"unsupported model: CatBoost's target statistics of feature {names[('cat_feature_value', ctrs[min(entries)]['elements'][0]['cat_feature_index'])]!r} "
+            raise ValueError(f"unsupported model: CatBoost's target statistics of feature {name[f]!r} "
                              f"are split at so many borders that their bins take {n} codes (at most CATBOOST_CTR_CODES = {CATBOOST_CTR_CODES}); "
                              "fit with fewer statistics per feature, e.g. simple_ctr=['Borders:Prior=0.5/1'] (one prior; a classifier "
                              "still gets one statistic per class) or simple_ctr=['Counter'], or fewer borders, e.g. "
                              "simple_ctr=['Borders:CtrBorderCount=3']")
         n_codes[f] = n
-    left, probes = {}, {}
-    for index, (i, b, s) in used.items():
-        f = cat_flat[ctrs[i]["elements"][0]["cat_feature_index"]]
+    left = {}
+    for index, (i, f, b, _) in used.items():
         bins = (np.arange(n_codes[f]) // strides[i]) % (len(borders[f][i]) + 1)
         left[index] = (f, np.flatnonzero(bins <= borders[f][i].index(b)).tolist())   # ctr <= border: at most as many borders passed
-        probes.setdefault(f, []).append((s, strides[i]))
-    return left, n_codes, probes
+    return left, n_codes, [(f, s, strides[i]) for i, f, _, s in used.values()]
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #e37c2b31
 def _from_catboost(model) -> TreeEnsemble:
@@ -1371,15 +1370,14 @@ def _from_catboost(model) -> TreeEnsemble:
         trees.append(tree_arrays)
     categorical_indices = sorted(cat_flat.values())
     categorical = [None] * p
-    if ctr_probes:                                           # CTR bins, read off an oracle of the splits on them
-        oracle = _catboost_oracle(j, [s for f in ctr_probes for s, _ in ctr_probes[f]])
-        tree = iter(range(sum(map(len, ctr_probes.values()))))
-        ctr_probes = {f: [(next(tree), 0, stride) for _, stride in found] for f, found in ctr_probes.items()}
+    oracle = _catboost_oracle(j, [s for _, s, _ in ctr_probes]) if ctr_probes else None   # CTR bins, read off oracle tree t
+    bins_of = {}
+    for t, (f, _, stride) in enumerate(ctr_probes): bins_of.setdefault(f, []).append((t, 0, stride))
     for f in categorical_indices:
         if f in ctr_codes:
             if f in hashes: raise ValueError("unsupported model: a CatBoost categorical feature with both one-hot and CTR splits; please report this with the CatBoost version")
             categorical[f] = CategoryCodes(tuple(range(ctr_codes[f])), in_arrays=True, unknown="missing",
-                                           hasher=_CatBoostHashes(oracle, f, p, categorical_indices, ctr_probes[f], summed=True))
+                                           hasher=_CatBoostHashes(oracle, f, p, categorical_indices, bins_of[f], summed=True))
             continue
         order = sorted(hashes.get(f, {}), key=hashes.get(f, {}).get)
         categorical[f] = CategoryCodes(tuple(order), in_arrays=True, unknown="missing",
