@@ -134,7 +134,7 @@ def gp_surrogate_shap(game,                         # callable on a boolean (k, 
                       active: float = 0.0,          # fraction of the budget spent first on ShaplEIG's EIG-chosen coalitions (anchors of every fold), in [0, 1); a coalition both parts draw is paid once, so `n_evals` can fall short of the budget
                       n_folds: int = N_FOLDS,       # folds K of the cross-fitting, at least 2
                       correction: str = "shrunk",   # one of CORRECTIONS: "shrunk" (towards the posterior mean, notebook 25; chosen on the tuning half) or "full" (design-unbiased)
-                      bootstrap: str | None = "auto", # "auto" (SE where it can be trusted), "symmetric" (always), None (no SE)
+                      bootstrap: str | None = "auto", # "auto" (SE where it can be trusted), "symmetric" (also below DF_MIN; none where the sample shows no error: see se_note), None (no SE)
                       n_boot: int = 200,            # bootstrap replicates, at least 2
                       noise: float = DEFAULT_NOISE, # GP noise variance relative to var(y)
                       executor=None,                # None (in-process), a concurrent.futures.Executor or a Dask Client

@@ -285,7 +285,7 @@ def surrogate_shap(game,                      # callable on a boolean (k, p) coa
                    n_folds: int = N_FOLDS,    # folds K of the cross-fitting, at least 2
                    correction: str = "full",  # one of CORRECTIONS: "full" (design-unbiased) or "shrunk" (towards the surrogate, by `shrinkage_weight`)
                    anchors=None,              # (Z, y): coalitions evaluated beforehand (not counted here), in every fold's training data, or None
-                   bootstrap: str | None = "auto", # "auto" (SE where it can be trusted), "symmetric" (always), None (no SE)
+                   bootstrap: str | None = "auto", # "auto" (SE where it can be trusted), "symmetric" (also below DF_MIN; none where the sample shows no error: see se_note), None (no SE)
                    n_boot: int = 200,         # bootstrap replicates, at least 2
                    executor=None,             # None (in-process), a concurrent.futures.Executor or a Dask Client (notebook 05)
                    chunk_size: int | None = None, # coalitions per task with an executor; None: about four tasks per worker

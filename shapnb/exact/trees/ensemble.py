@@ -972,7 +972,11 @@ def _from_xgboost(model, iteration_range=None, missing=None) -> TreeEnsemble:
     booster = model.get_booster() if hasattr(model, "get_booster") else model
     learner = _decode_ubjson(booster.save_raw("ubj"))["learner"]
     gbm = learner["gradient_booster"]
-    if gbm["name"] not in ("gbtree", "dart"): raise ValueError(f"unsupported model: XGBoost booster {gbm['name']!r} is not supported; expected 'gbtree' or 'dart'")
+    if gbm["name"] not in ("gbtree", "dart"):
+        raise ValueError(f"unsupported model: XGBoost booster {gbm['name']!r} is not supported; expected 'gbtree' or 'dart'. "
+                         "A 'gblinear' model has no trees: it is linear in the features, so its interventional Shapley values "
+                         "are each weight times (x_j - the background's mean of x_j); explain it by its predict with background "
+                         "rows: shapnb.explain(model, X, data=background) (exact for a few features, else KernelSHAP)")
     forest = gbm["model"] if gbm["name"] == "gbtree" else gbm["gbtree"]["model"]
     weight = np.asarray(gbm["weight_drop"], np.float32) if gbm["name"] == "dart" else None   # dart: each tree's weight in predict
     if weight is not None and weight.shape != (len(forest["trees"]),):
