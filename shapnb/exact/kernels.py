@@ -557,8 +557,9 @@ def kernel_expansion(model, # a fitted SVR, NuSVR, OneClassSVM, SVC, NuSVC, Kern
     from scipy.sparse import issparse
     supported = (SVR, NuSVR, OneClassSVM, SVC, NuSVC, KernelRidge, GaussianProcessRegressor)
     if not isinstance(model, supported):
+        search = f"; a fitted {type(model).__name__} is explained by its best_estimator_" if hasattr(model, "best_estimator_") else ""
         raise ValueError(f"unsupported model {type(model).__name__}: ProductKernelExplainer takes a fitted "
-                         f"{', '.join(c.__name__ for c in supported)}; for another kernel expansion use product_kernel_shapley")
+                         f"{', '.join(c.__name__ for c in supported)}{search}; for another kernel expansion use product_kernel_shapley")
     if type(model) not in supported:   # a subclass may change predict (a log target, a scale): its expansion is not its output
         parent = next(c for c in supported if isinstance(model, c))
         raise ValueError(f"unsupported model {type(model).__name__}: a subclass of {parent.__name__}, whose predict may differ from "
