@@ -976,7 +976,7 @@ def _from_xgboost(model, iteration_range=None, missing=None) -> TreeEnsemble:
         raise ValueError(f"unsupported model: XGBoost booster {gbm['name']!r} is not supported; expected 'gbtree' or 'dart'. "
                          "A 'gblinear' model has no trees: it is linear in the features, so its interventional Shapley values "
                          "are each weight times (x_j - the background's mean of x_j); explain it by its predict with background "
-                         "rows: shapnb.explain(model, X, data=background) (exact for a few features, else KernelSHAP)")
+                         "rows: shapnb.explain(model, X, data=background, budget=200) (exact when the budget covers every coalition)")
     forest = gbm["model"] if gbm["name"] == "gbtree" else gbm["gbtree"]["model"]
     weight = np.asarray(gbm["weight_drop"], np.float32) if gbm["name"] == "dart" else None   # dart: each tree's weight in predict
     if weight is not None and weight.shape != (len(forest["trees"]),):
