@@ -13,9 +13,10 @@ from .validation import check_coalitions, real_array
 
 # %% auto #0
 __all__ = ['PER_FEATURE_STEPS', 'is_frame', 'is_series', 'check_tabular', 'catboost_json', 'catboost_feature_names',
-           'model_feature_names', 'match_columns', 'ReorderedColumnsWarning', 'warn_reordered', 'check_unnamed_order',
-           'one_row_frame', 'match_frames', 'HybridRows', 'float_rows', 'check_no_infinity', 'is_pipeline',
-           'nested_pipeline_error', 'per_feature_steps', 'column_sources', 'in_input_order', 'through_steps']
+           'model_feature_names', 'search_hint', 'match_columns', 'ReorderedColumnsWarning', 'warn_reordered',
+           'check_unnamed_order', 'one_row_frame', 'match_frames', 'HybridRows', 'float_rows', 'check_no_infinity',
+           'is_pipeline', 'nested_pipeline_error', 'per_feature_steps', 'column_sources', 'in_input_order',
+           'through_steps']
 
 # %% ../../nbs/06_tabular.ipynb #5d15a107
 def is_frame(X, # anything
@@ -170,6 +171,12 @@ def model_feature_names(model, # a fitted model, or one of its bound methods (mo
         return _names(getattr(model, "feature_names_in_", None))
     except (AttributeError, ValueError):      # not fitted yet (XGBoost, LightGBM): no names known
         return None
+
+# %% ../../nbs/06_tabular.ipynb #081e7afa
+def search_hint(model, # the object an exact explainer refused
+               ) -> str:
+    "The clause a refusal adds for a fitted search (its `best_estimator_` is the model to explain); '' for anything else."
+    return f"; a fitted {type(model).__name__} is explained by its best_estimator_" if hasattr(model, "best_estimator_") else ""
 
 # %% ../../nbs/06_tabular.ipynb #bd988317
 def _normal(name: str) -> str: return re.sub(r"\s", "_", name)

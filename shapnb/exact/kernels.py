@@ -14,7 +14,7 @@ from ..core.quadrature import (exact_nodes, check_nodes, AutoQuadrature, _check_
 from ..core.indices import (IndexMeasure, check_semivalue, semivalue_measure, check_interaction, interaction_measure,
                                  _gauss_jacobi_rule, _pair_values, _k_sii_first)
 from ..core.scale import is_dask_collection, explain_collection, explain_rows, check_executor
-from ..core.tabular import (model_feature_names, match_columns, float_rows, is_frame, is_series, warn_reordered, check_unnamed_order, per_feature_steps, is_pipeline, nested_pipeline_error,
+from ..core.tabular import (model_feature_names, search_hint, match_columns, float_rows, is_frame, is_series, warn_reordered, check_unnamed_order, per_feature_steps, is_pipeline, nested_pipeline_error,
                                  column_sources, through_steps, in_input_order, _width_error)
 from ..core.explanation import Explanation
 
@@ -557,9 +557,8 @@ def kernel_expansion(model, # a fitted SVR, NuSVR, OneClassSVM, SVC, NuSVC, Kern
     from scipy.sparse import issparse
     supported = (SVR, NuSVR, OneClassSVM, SVC, NuSVC, KernelRidge, GaussianProcessRegressor)
     if not isinstance(model, supported):
-        search = f"; a fitted {type(model).__name__} is explained by its best_estimator_" if hasattr(model, "best_estimator_") else ""
         raise ValueError(f"unsupported model {type(model).__name__}: ProductKernelExplainer takes a fitted "
-                         f"{', '.join(c.__name__ for c in supported)}{search}; for another kernel expansion use product_kernel_shapley")
+                         f"{', '.join(c.__name__ for c in supported)}{search_hint(model)}; for another kernel expansion use product_kernel_shapley")
     if type(model) not in supported:   # a subclass may change predict (a log target, a scale): its expansion is not its output
         parent = next(c for c in supported if isinstance(model, c))
         raise ValueError(f"unsupported model {type(model).__name__}: a subclass of {parent.__name__}, whose predict may differ from "

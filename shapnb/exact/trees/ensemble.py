@@ -10,7 +10,7 @@ import numpy as np
 from numba import njit
 from ...core.quadrature import exact_nodes, product_shapley
 from ...core.validation import check_bool, check_int, check_coalitions, holds_text
-from ...core.tabular import (is_frame, is_series, match_columns, model_feature_names, catboost_json, catboost_feature_names, is_pipeline, per_feature_steps,
+from ...core.tabular import (is_frame, is_series, match_columns, model_feature_names, search_hint, catboost_json, catboost_feature_names, is_pipeline, per_feature_steps,
                                  column_sources, through_steps, in_input_order, _width_error)
 
 # %% auto #0
@@ -1421,9 +1421,8 @@ def tree_ensemble(model,                # a fitted scikit-learn DecisionTree, Ra
         raise ValueError(f"this {name} instance is not fitted yet")   # its booster_ raises, so it would look like no model at all
     if module.startswith("lightgbm.") and (name == "Booster" or hasattr(model, "booster_")): return _from_lightgbm(model, iteration_range)
     if module.startswith("catboost.") and hasattr(model, "save_model") and hasattr(model, "calc_leaf_indexes"): return _from_catboost(model)
-    search = f"; a fitted {name} is explained by its best_estimator_" if hasattr(model, "best_estimator_") else ""
     raise ValueError(f"unsupported model {module}.{name}; expected a fitted scikit-learn DecisionTree, RandomForest, ExtraTrees, "
-                     f"(Hist)GradientBoosting, IsolationForest, an XGBoost, a LightGBM or a CatBoost model{search}; any other "
+                     f"(Hist)GradientBoosting, IsolationForest, an XGBoost, a LightGBM or a CatBoost model{search_hint(model)}; any other "
                      "model is explained through its predict, with background rows: shapnb.explain(model, X, data=background, budget=200)")
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #4f908cfd
