@@ -14,6 +14,7 @@ from shapnb.exact.trees.explainer import TreeExplainer
 from shapnb.exact.trees.pathwise import pathwise_values
 from shapnb.exact.trees.tables import interventional_tables, leaf_tables, table_values
 from shapnb.exact.trees.indices import tree_interactions, tree_semivalues, KERNELS
+from shapnb.exact.trees.grouped import GroupedTrees
 from shapnb.exact.kernels import ProductKernelExplainer
 
 warnings.simplefilter("ignore")
@@ -51,6 +52,8 @@ for model in models:
     pathwise_values(e, rows[:3])
     table_values(e, rows[:3], interventional_tables(e, bg, every_tree=True))
     table_values(e, rows[:3], leaf_tables(e))
+grouped = GroupedTrees(models[-1])                # CatBoost's combinations (notebook 12c): the interventional kernel
+grouped.interventional_values(grouped.as_rows(X[:3])[0], grouped.as_rows(X[-5:])[0])
 for model in (SVR().fit(X, y), SVC().fit(X, y3)):
     for data in (None, X[:10]):
         ProductKernelExplainer(model, data).shap_values(X[:3])

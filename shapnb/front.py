@@ -12,6 +12,7 @@ from .core.tabular import (is_frame, is_series, model_feature_names, match_colum
                                  one_row_frame, check_unnamed_order, _column_order, _unlabelled, _unknown_categories)
 from .core.scale import ignoring, is_dask_collection
 from .exact.trees import TreeExplainer, tree_ensemble, CategoryCodes
+from .exact.trees.grouped import needs_grouped_splits
 from .exact.trees.ensemble import _lightgbm_paired
 from .exact.kernels import ProductKernelExplainer, kernel_pipeline
 from .sampling.kernelshap import kernel_shap
@@ -343,7 +344,8 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
                         "DataFrame call the explainer's shap_values, TreeExplainer(model, data).shap_values(X) or "
                         "ProductKernelExplainer(model, data).shap_values(X) (notebook 05); or pass X.compute()")
     given = [str(c) for c in X.columns] if is_frame(X) else [str(c) for c in X.index] if is_series(X) else None
-    tree_refusal = functools.cache(lambda: _refusal(tree_ensemble, model_or_game))   # asked once, after X is checked
+    tree_refusal = functools.cache(lambda: None if needs_grouped_splits(model_or_game)   # CatBoost's combinations: notebook 12c's route
+                                   else _refusal(tree_ensemble, model_or_game))          # asked once, after X is checked
     X, data, single = _tables(model_or_game, X, data, keep_unseen=lambda: method == "tree" or (method == "auto" and not tree_refusal()))
     if feature_names is not None and given is not None and is_frame(X):
         feature_names = _names_in_model_order(feature_names, given, [str(c) for c in X.columns])

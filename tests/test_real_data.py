@@ -47,7 +47,7 @@ import scipy.sparse as sps
 import xgboost, lightgbm, catboost, shap
 from sklearn.ensemble import (RandomForestRegressor, GradientBoostingClassifier, HistGradientBoostingClassifier)
 from shapnb.core.explanation import Explanation
-from shapnb.exact.trees import TreeExplainer
+from shapnb.exact.trees import TreeExplainer, tree_ensemble
 
 NAMES = ["age", "bmi", "bp", "s1", "s5"]
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
@@ -919,11 +919,29 @@ def test_catboost_ctr_pandas_categorical_column():
     np.testing.assert_allclose(inter.shap_values(rows).sum(1) + inter.expected_value, raw, atol=1e-10)
 
 
-def test_catboost_ctr_combinations_are_refused():
-    model = catboost.CatBoostRegressor(iterations=200, depth=6, verbose=0, allow_writing_files=False, random_seed=0, thread_count=1,
-                                       cat_features=["city"]).fit(as_text(FRAME), TARGET)
-    with pytest.raises(ValueError, match=r"target statistic \(CTR\) of a combination of features .* fit with max_ctr_complexity=1"):
-        TreeExplainer(model)
+@pytest.mark.parametrize("setting", ["regressor", "classifier", "multiclass", "nan_max", "ctr_complexity_2", "counter"])
+def test_catboost_ctr_combinations_are_exact(setting):
+    "CatBoost's default statistics of feature combinations (two categorical features, floats with NaN): notebook 12c's route, against brute force of the model's predict."
+    frame = as_text(FRAME)
+    fit = dict(iterations=200, depth=6, verbose=0, allow_writing_files=False, random_seed=3, thread_count=1, cat_features=["city", "kids"])
+    fit |= {"nan_max": dict(nan_mode="Max"), "ctr_complexity_2": dict(max_ctr_complexity=2), "counter": dict(simple_ctr=["Counter"], combinations_ctr=["Counter"])}.get(setting, {})
+    if setting == "classifier": model = catboost.CatBoostClassifier(**fit).fit(frame, TARGET > np.median(TARGET))
+    elif setting == "multiclass": model = catboost.CatBoostClassifier(**fit).fit(frame, CLASS3)
+    else: model = catboost.CatBoostRegressor(**fit).fit(frame, TARGET)
+    with pytest.raises(ValueError, match=r"TreeExplainer\(model\) explains this model exactly by its groups of splits"):
+        tree_ensemble(model)                                        # notebook 10's per-feature route refuses it, saying where to go
+    explainer = TreeExplainer(model, frame.iloc[300:320])
+    assert type(explainer).__name__ == "GroupedTreeExplainer" and explainer.ensemble.combinations
+    rows = frame.iloc[[0, 7, 11]].copy()
+    rows.loc[rows.index[0], "city"] = "atlantis"                    # unseen at fit
+    raw = lambda R: model.predict(R, prediction_type="RawFormulaVal")
+    phi = as_npk(explainer.shap_values(rows[list(reversed(rows.columns))]), 3, 5)   # a frame in another order: matched by name
+    for i in range(3):
+        np.testing.assert_allclose(phi[i], brute_force(raw, rows.iloc[[i]], frame.iloc[300:320]), atol=1e-10)
+    path = TreeExplainer(model)
+    many = frame.iloc[:200]
+    total = as_npk(path.shap_values(many), 200, 5).sum(1) + path.expected_value
+    np.testing.assert_allclose(total, np.reshape(raw(many), total.shape), atol=1e-9)
 
 
 def test_catboost_text_features_are_refused_by_name():

@@ -9,6 +9,8 @@
   background (`interventional_tables`), read by `table_values`;
 - `indices` (notebook 12b): pairwise interactions (SII, BII, STII, k-SII) and semivalues (Banzhaf, weighted Banzhaf,
   Beta-Shapley) of trees, path-dependent and interventional (`tree_interactions`, `tree_semivalues`);
+- `grouped` (notebook 12c): CatBoost models whose splits read several features (target statistics of feature
+  combinations), exactly, path-dependent and interventional (`GroupedTrees`);
 - `explainer` (notebook 13): `TreeExplainer` (shap's conventions: `feature_perturbation="auto"`, `explainer(X)` gives an
   `Explanation`);
 - `bench` (notebook 14): the benchmark against shap, FastTreeSHAP and (interventional) woodelf (`shapnb-bench-trees`),
@@ -26,9 +28,10 @@ from .ensemble import (DECISION_LE, DECISION_LT, DECISION_CATEGORY, MISSING_NAN,
 from .pathwise import QuadratureRules, tree_rules, pathwise_values
 from .tables import LeafTables, leaf_tables, interventional_tables, table_values
 from .indices import IndexRules, index_rules, tree_interactions, tree_semivalues
-from .explainer import TreeExplainer
+from .grouped import GroupedTrees
+from .explainer import TreeExplainer, GroupedTreeExplainer
 
-__all__ = ["TreeExplainer", "tree_ensemble", "TreeEnsemble", "TreeNodes", "CategoryCodes", "TreePathGame", "leaf_shapley", "goes_left",
+__all__ = ["TreeExplainer", "GroupedTreeExplainer", "GroupedTrees", "tree_ensemble", "TreeEnsemble", "TreeNodes", "CategoryCodes", "TreePathGame", "leaf_shapley", "goes_left",
            "QuadratureRules", "tree_rules", "pathwise_values", "LeafTables", "leaf_tables", "interventional_tables", "table_values",
            "IndexRules", "index_rules", "tree_interactions", "tree_semivalues",
            "DECISION_LE", "DECISION_LT", "DECISION_CATEGORY", "MISSING_NAN", "MISSING_AS_ZERO", "MISSING_ZERO_OR_NAN",

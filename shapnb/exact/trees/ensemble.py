@@ -16,7 +16,8 @@ from ...core.tabular import (is_frame, is_series, match_columns, model_feature_n
 # %% auto #0
 __all__ = ['DECISION_LE', 'DECISION_LT', 'DECISION_CATEGORY', 'MISSING_NAN', 'MISSING_AS_ZERO', 'MISSING_ZERO_OR_NAN',
            'LIGHTGBM_ZERO', 'PREDICT_BLOCK', 'LIGHTGBM_EARLY_STOPPING', 'CATBOOST_CTR_CODES', 'TreeNodes', 'goes_left',
-           'CategoryCodes', 'TreeEnsemble', 'tree_ensemble', 'TreePathGame', 'leaf_shapley']
+           'CategoryCodes', 'TreeEnsemble', 'GroupedSplitsNeeded', 'check_booster_options', 'tree_ensemble',
+           'TreePathGame', 'leaf_shapley']
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #c5501a21
 DECISION_LE, DECISION_LT, DECISION_CATEGORY = 0, 1, 2        # x <= thr, x < thr, x's category in a set goes left
@@ -1230,6 +1231,25 @@ def _catboost_oracle(exported: dict, # a CatBoost model's JSON export (`catboost
 # %% ../../../nbs/10_tree_ensemble.ipynb #a5f7090a
 CATBOOST_CTR_CODES = 1 << 16   # most codes of one CTR-encoded feature: the product over its CTRs of (borders split on + 1)
 
+class GroupedSplitsNeeded(ValueError):
+    "A CatBoost model whose splits per-feature leaf games cannot hold (combination CTRs, or too many CTR codes): `TreeExplainer` explains it by notebook 12c's groups of splits."
+
+_GROUPED_WAY = ("TreeExplainer(model) explains this model exactly by its groups of splits (notebook 12c; Shapley values only, "
+               "not in a Pipeline)")
+
+def _catboost_ctr_entry(info: dict,  # a CatBoost export's features_info
+                        split: dict,  # one of its CTR splits
+                       ) -> tuple[int, float | None]:
+    "Where a CTR split's border is listed: (its entry in info['ctrs'], the listed border, None past the list)."
+    ctrs = info.get("ctrs") or []
+    first = sum(len(f.get("borders") or []) for f in info.get("float_features", [])) \
+        + sum(len(f.get("values") or []) for f in info.get("categorical_features", []))   # split_index: float borders, one-hot values, CTR borders
+    ends = np.cumsum([len(c.get("borders") or []) for c in ctrs], dtype=np.int64)
+    at = int(split["split_index"]) - first
+    i = int(np.searchsorted(ends, at, side="right"))
+    listed = ctrs[i]["borders"][at - ends[i] + len(ctrs[i]["borders"])] if 0 <= at and i < len(ctrs) else None
+    return i, listed
+
 def _catboost_splits(exported: dict, # a CatBoost model's JSON export (`catboost_json`)
                     ):
     "Every split of the model's trees, either layout (a generator of the export's split dicts)."
@@ -1250,25 +1270,20 @@ def _catboost_ctr_codes(exported: dict, # a CatBoost model's JSON export (`catbo
     ctrs = info.get("ctrs") or []
     names = {("cat_feature_value", f["feature_index"]): f.get("feature_id") or f"column {f['flat_feature_index']}" for f in info.get("categorical_features", [])}
     names |= {("float_feature", f["feature_index"]): f.get("feature_id") or f"column {f['flat_feature_index']}" for f in info.get("float_features", [])}
-    first = sum(len(f.get("borders") or []) for f in info.get("float_features", [])) \
-        + sum(len(f.get("values") or []) for f in info.get("categorical_features", []))   # split_index: float borders, one-hot values, CTR borders
-    ends = np.cumsum([len(c.get("borders") or []) for c in ctrs], dtype=np.int64)
     used = {}                                             # split_index -> (CTR entry, flat column, border, split)
     for s in _catboost_splits(exported):
         if s["split_type"] != "OnlineCtr" or s["split_index"] in used: continue
-        at = int(s["split_index"]) - first
-        i = int(np.searchsorted(ends, at, side="right"))
-        listed = ctrs[i]["borders"][at - ends[i] + len(ctrs[i]["borders"])] if 0 <= at and i < len(ctrs) else None
+        i, listed = _catboost_ctr_entry(info, s)
         if listed is None or np.float32(listed) != np.float32(s["border"]) or ctrs[i].get("target_border_idx", 0) != s.get("ctr_target_border_idx", 0):
             raise ValueError(f"unsupported model: a CatBoost CTR split (split_index {s['split_index']}) does not match the target statistics "
                              "its model lists (features_info['ctrs']); please report this with the CatBoost version")
         elements = ctrs[i]["elements"]
         if len(elements) != 1 or elements[0].get("combination_element") != "cat_feature_value":
             combined = [names.get((e.get("combination_element"), e.get("cat_feature_index", e.get("float_feature_index"))), "?") for e in elements]
-            raise ValueError(f"unsupported model: this CatBoost model splits on a target statistic (CTR) of a combination of features "
-                             f"{combined}, a function of several features at once, which a tree's per-feature game cannot hold; fit "
-                             "with max_ctr_complexity=1, so that every target statistic is of one categorical feature, or explain "
-                             "the model as it is through its predict, with background rows: shapnb.explain(model, X, data=background, budget=200)")
+            raise GroupedSplitsNeeded(f"unsupported model: this CatBoost model splits on a target statistic (CTR) of a combination of features "
+                                      f"{combined}, a function of several features at once, which a tree's per-feature game cannot hold; "
+                                      f"{_GROUPED_WAY}; or fit with max_ctr_complexity=1, so that every target statistic is of one "
+                                      "categorical feature, or explain its predict: shapnb.explain(model, X, data=background, budget=200)")
         used[s["split_index"]] = (i, cat_flat[elements[0]["cat_feature_index"]], float(np.float32(s["border"])), s)
     borders, name = {}, {}                                # flat column -> CTR entry -> its borders split on, ascending; its name
     for i, f, b, _ in used.values():
@@ -1280,9 +1295,9 @@ def _catboost_ctr_codes(exported: dict, # a CatBoost model's JSON export (`catbo
         for i in sorted(entries):
             entries[i] = sorted(entries[i]); strides[i] = n; n *= len(entries[i]) + 1
         if n > CATBOOST_CTR_CODES:
-            raise ValueError(f"unsupported model: CatBoost's target statistics of feature {name[f]!r} "
+            raise GroupedSplitsNeeded(f"unsupported model: CatBoost's target statistics of feature {name[f]!r} "
                              f"are split at so many borders that their bins take {n} codes (at most CATBOOST_CTR_CODES = {CATBOOST_CTR_CODES}); "
-                             "fit with fewer statistics per feature, e.g. simple_ctr=['Borders:Prior=0.5/1'] (one prior; a classifier "
+                             f"{_GROUPED_WAY}; or fit with fewer statistics per feature, e.g. simple_ctr=['Borders:Prior=0.5/1'] (one prior; a classifier "
                              "still gets one statistic per class) or simple_ctr=['Counter'], or fewer borders, e.g. "
                              "simple_ctr=['Borders:CtrBorderCount=3']")
         n_codes[f] = n
@@ -1293,8 +1308,9 @@ def _catboost_ctr_codes(exported: dict, # a CatBoost model's JSON export (`catbo
     return left, n_codes, [(f, s, strides[i]) for i, f, _, s in used.values()]
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #e37c2b31
-def _from_catboost(model) -> TreeEnsemble:
-    "CatBoost regressors and classifiers (raw `RawFormulaVal` output): oblivious and non-symmetric trees, float, one-hot and one-feature target-statistic (CTR) splits."
+def _catboost_checked_json(model, # a CatBoost model
+                          ) -> dict:
+    "The model's JSON export (`catboost_json`), once it is known to be fitted, without text or embedding features, and with raw outputs for every class it declares."
     if not model.is_fitted(): raise ValueError(f"this {type(model).__name__} instance is not fitted yet")
     if len(model.get_text_feature_indices()) or len(model.get_embedding_feature_indices()):   # before the JSON export, which refuses them
         raise ValueError("unsupported model: CatBoost models with text or embedding features are not supported; expected numeric and categorical features")
@@ -1310,6 +1326,11 @@ def _from_catboost(model) -> TreeEnsemble:
                          "-inf, their probability 0), so its trees' outputs do not line up with classes_. Refit without them "
                          "(class_names, classes_count), or explain a probability with data=, e.g. explain(lambda X: model.predict_proba(X)[:, 0], "
                          "X, data=..., budget=200)")
+    return j
+
+def _from_catboost(model) -> TreeEnsemble:
+    "CatBoost regressors and classifiers (raw `RawFormulaVal` output): oblivious and non-symmetric trees, float, one-hot and one-feature target-statistic (CTR) splits."
+    j = _catboost_checked_json(model)
     info = j["features_info"]
     float_flat = {f["feature_index"]: f["flat_feature_index"] for f in info.get("float_features", [])}
     nan_right = {f["flat_feature_index"]: f.get("nan_value_treatment") == "AsTrue" for f in info.get("float_features", [])}
@@ -1391,6 +1412,17 @@ def _from_catboost(model) -> TreeEnsemble:
                         lists_as_float64=True)
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #7774b45c
+def check_booster_options(model,                # the model asked for
+                          iteration_range=None, # as `tree_ensemble`'s
+                          missing=None,         # as `tree_ensemble`'s
+                         ):
+    "Refuse XGBoost's and LightGBM's options on models they do not concern: iteration_range on any other, missing on any but XGBoost."
+    module, name = type(model).__module__, type(model).__name__
+    if iteration_range is not None and not module.startswith(("xgboost.", "lightgbm.")):
+        raise ValueError(f"iteration_range chooses boosting rounds of XGBoost and LightGBM models; {name} is explained with all its trees")
+    if missing is not None and not module.startswith("xgboost."):
+        raise ValueError(f"missing= is XGBoost's missing-value sentinel; {name} reads missing values as NaN (or as its library defines)")
+
 def tree_ensemble(model,                # a fitted scikit-learn DecisionTree, RandomForest, ExtraTrees, (Hist)GradientBoosting, IsolationForest, XGBoost, LightGBM or CatBoost model, a Pipeline of per-feature steps ending in one (notebook 06), or a TreeEnsemble
                   iteration_range=None, # XGBoost and LightGBM: the boosting rounds (begin, end) to explain, with XGBoost's meaning (end 0: the default); None: those `predict` uses
                   missing=None,         # XGBoost: the value its DMatrix read as missing (a raw Booster does not store it); None: the wrapper's own, else NaN
@@ -1398,11 +1430,7 @@ def tree_ensemble(model,                # a fitted scikit-learn DecisionTree, Ra
     "Convert a fitted tree model of scikit-learn, XGBoost, LightGBM or CatBoost into a `TreeEnsemble`."
     if is_pipeline(model): return _behind_steps(model, iteration_range, missing)
     module, name = type(model).__module__, type(model).__name__
-    boosters = module.startswith("xgboost.") or module.startswith("lightgbm.")
-    if iteration_range is not None and not boosters:
-        raise ValueError(f"iteration_range chooses boosting rounds of XGBoost and LightGBM models; {name} is explained with all its trees")
-    if missing is not None and not module.startswith("xgboost."):
-        raise ValueError(f"missing= is XGBoost's missing-value sentinel; {name} reads missing values as NaN (or as its library defines)")
+    check_booster_options(model, iteration_range, missing)
     if isinstance(model, TreeEnsemble): return model
     if module.startswith("sklearn."):
         from sklearn.tree import BaseDecisionTree

@@ -6,6 +6,7 @@
 from __future__ import annotations
 import copy
 import functools
+import inspect
 import warnings
 import numba
 import numpy as np
@@ -14,13 +15,15 @@ from ...core.indices import check_interaction, check_semivalue, sii_to_shap
 from ...core.scale import is_dask_collection, explain_collection, explain_rows, check_executor, kernel_lock
 from ...core.tabular import is_frame, warn_reordered, check_unnamed_order, is_pipeline
 from ...core.validation import check_bool, check_int
-from .ensemble import tree_ensemble
+from .ensemble import tree_ensemble, check_booster_options
+from .grouped import GroupedTrees, needs_grouped_splits
 from .indices import tree_interactions, tree_semivalues
 from .pathwise import pathwise_values
 from .tables import LeafTables, leaf_tables, interventional_tables, table_values, tables_pay, interventional_tables_pay
 
 # %% auto #0
-__all__ = ['SHAP_MODEL_OUTPUTS', 'TABLES_UNKNOWN_ROWS', 'OVERFLOW_MARGIN', 'SUBNORMAL_SCALE', 'TreeExplainer']
+__all__ = ['SHAP_MODEL_OUTPUTS', 'TABLES_UNKNOWN_ROWS', 'OVERFLOW_MARGIN', 'SUBNORMAL_SCALE', 'TreeExplainer',
+           'GroupedTreeExplainer']
 
 # %% ../../../nbs/13_tree_explainer.ipynb #d33b9f2f
 def _check_jobs(n_jobs) -> int:
@@ -57,8 +60,32 @@ TABLES_UNKNOWN_ROWS = 10 ** 9   # rows assumed for a Dask collection of unknown 
 OVERFLOW_MARGIN = 2.0 ** 16     # interventional explainers refused when leaf bound x background rows exceeds the largest double / this
 SUBNORMAL_SCALE = 2.0 ** -1000  # outputs below this are near subnormal: a failed additivity check says so, not "a bug"
 
+def _perturbation(feature_perturbation, # as TreeExplainer's
+                  model_output,         # as TreeExplainer's
+                  data,                 # as TreeExplainer's
+                 ) -> str:
+    "The mode TreeExplainer's options ask for, 'tree_path_dependent' or 'interventional' ('auto' resolved as shap does), or an error naming the option."
+    if feature_perturbation in SHAP_MODEL_OUTPUTS:             # shap's third argument is model_output
+        raise ValueError(f"feature_perturbation={feature_perturbation!r} is one of shap's model_output values: shap's third "
+                         "argument is model_output, shapnb's is feature_perturbation; pass both by name")
+    if not isinstance(feature_perturbation, str) or feature_perturbation not in ("auto", "tree_path_dependent", "interventional"):
+        raise ValueError("feature_perturbation must be 'auto', 'tree_path_dependent' or 'interventional'; "
+                         f"got {feature_perturbation!r}")
+    if model_output != "raw":
+        raise ValueError(f"model_output={model_output!r}: shapnb explains the raw output only (the margin of a boosted model, "
+                         "the probability of a scikit-learn forest classifier), exactly. For a boosted model's probability "
+                         "or loss, explain that function as a model: shapnb.explain(lambda X: model.predict_proba(X)[:, 1], "
+                         "X, data=background, budget=...) (KernelSHAP with standard errors)")
+    if feature_perturbation == "auto": return "tree_path_dependent" if data is None else "interventional"
+    return feature_perturbation
+
 class TreeExplainer:
     "Exact Shapley values of tree ensembles, with shap's `TreeExplainer` conventions."
+    def __new__(cls, model=None, *args, **kwargs):
+        "A `GroupedTreeExplainer` for a CatBoost model whose splits read several features (notebook 12c), else a TreeExplainer."
+        if cls is TreeExplainer and needs_grouped_splits(model): cls = GroupedTreeExplainer
+        return super().__new__(cls)
+
     def __init__(self,
                  model,                                  # fitted scikit-learn / XGBoost / LightGBM / CatBoost tree model, a Pipeline of per-feature steps ending in one (notebook 10), or a TreeEnsemble
                  data=None,                              # background rows (array, DataFrame or sparse matrix): interventional with "auto"; covers with "tree_path_dependent"
@@ -69,20 +96,9 @@ class TreeExplainer:
                  model_output: str = "raw",              # shap's option, by name: only "raw" (margins of boosted models, probabilities of scikit-learn forests)
                  missing=None,                           # XGBoost: the value its DMatrix read as missing (a raw Booster does not store it); None: the wrapper's own, else NaN
                 ):
-        if feature_perturbation in SHAP_MODEL_OUTPUTS:             # shap's third argument is model_output
-            raise ValueError(f"feature_perturbation={feature_perturbation!r} is one of shap's model_output values: shap's third "
-                             "argument is model_output, shapnb's is feature_perturbation; pass both by name")
-        if not isinstance(feature_perturbation, str) or feature_perturbation not in ("auto", "tree_path_dependent", "interventional"):
-            raise ValueError("feature_perturbation must be 'auto', 'tree_path_dependent' or 'interventional'; "
-                             f"got {feature_perturbation!r}")
-        if model_output != "raw":
-            raise ValueError(f"model_output={model_output!r}: shapnb explains the raw output only (the margin of a boosted model, "
-                             "the probability of a scikit-learn forest classifier), exactly. For a boosted model's probability "
-                             "or loss, explain that function as a model: shapnb.explain(lambda X: model.predict_proba(X)[:, 1], "
-                             "X, data=background, budget=...) (KernelSHAP with standard errors)")
-        if feature_perturbation == "auto": feature_perturbation = "tree_path_dependent" if data is None else "interventional"
+        feature_perturbation = _perturbation(feature_perturbation, model_output, data)
         self.feature_perturbation, self.n_jobs = feature_perturbation, _check_jobs(n_jobs)
-        self.ensemble, self._tables = tree_ensemble(model, iteration_range, missing), None
+        self.ensemble, self._tables = self._ensemble_of(model, iteration_range, missing), None
         if averaged := getattr(self.ensemble, "averaged_trees", None):   # LightGBM's random-forest mode: its predict averages
             warnings.warn(f"this LightGBM booster is in random-forest mode: its predict is the mean of its {averaged} trees (per "
                           "output), and that mean is explained; LightGBM's predict(raw_score=True) and pred_contrib, and "
@@ -105,6 +121,10 @@ class TreeExplainer:
             if self.data is not None: self.ensemble = self.ensemble.covers_from(self.data, prepared=True)   # as shap does
             expected = self.ensemble.expected_value()
         self.expected_value = float(expected[0]) if self.ensemble.n_outputs == 1 else expected
+
+    def _ensemble_of(self, model, iteration_range, missing):
+        "The model as this explainer reads it: notebook 10's `TreeEnsemble`."
+        return tree_ensemble(model, iteration_range, missing)
 
     @property
     def n_features(self) -> int: return self.ensemble.n_features
@@ -199,7 +219,7 @@ class TreeExplainer:
         labels = (list(shown.columns) if is_frame(shown) else list(shown.index) if hasattr(shown, "index") else None)
         own = labels is not None and all(isinstance(c, str) for c in labels)   # the user's spelling ('f a', where LightGBM keeps 'f_a')
         names = list(labels) if own else self.feature_names or (None if labels is None else [str(c) for c in labels])
-        k = self.ensemble.n_outputs
+        k = self.n_outputs
         outputs = (self.output_names or [f"output {o}" for o in range(k)]) if k > 1 else None
         rows = shown if is_frame(shown) else np.asarray(shown)   # a frame: Explanation reads nullable and arrow numbers as floats
         return Explanation(values, self.expected_value, data=rows, feature_names=names, output_names=outputs,
@@ -207,7 +227,7 @@ class TreeExplainer:
 
     def _shaped(self, values: np.ndarray, single: bool) -> np.ndarray:
         "Per-row results (n, ..., k) shaped as shap's: the output axis dropped for one output, the row axis for one row."
-        if self.ensemble.n_outputs == 1: values = values[..., 0]
+        if self.n_outputs == 1: values = values[..., 0]
         return values[0] if single else values
 
     def _on_threads(self, compute):
@@ -305,3 +325,52 @@ class TreeExplainer:
                 phi += pathwise_values(self.ensemble, rows, background, trees=~tables.use, prepared=True)
             return phi
         return self._on_threads(compute)
+
+_init = inspect.signature(TreeExplainer.__init__)   # help() and the docs show __init__'s parameters, not __new__'s dispatch
+TreeExplainer.__signature__ = _init.replace(parameters=list(_init.parameters.values())[1:])
+
+# %% ../../../nbs/13_tree_explainer.ipynb #4ad7e178
+class GroupedTreeExplainer(TreeExplainer):
+    "A TreeExplainer of a CatBoost model whose splits read several features (notebook 12c's `GroupedTrees` in the place of a `TreeEnsemble`): exact Shapley values in both modes; `TreeExplainer(model)` returns one for such a model."
+    def _ensemble_of(self, model, iteration_range, missing) -> GroupedTrees:
+        "The model as notebook 12c reads it (XGBoost's and LightGBM's options refused)."
+        check_booster_options(model, iteration_range, missing)
+        return GroupedTrees(model)
+
+    @functools.cached_property
+    def _output_bound(self) -> np.ndarray:
+        "Per output (k,): the base plus each tree's largest |leaf value|."
+        return np.abs(self.ensemble.base) + sum(np.abs(v).max(0) for v in self.ensemble.values)
+
+    def _explain(self, rows: np.ndarray) -> np.ndarray:
+        "Shapley values (n, p, k) of object rows, on `n_jobs` threads."
+        if self.feature_perturbation == "tree_path_dependent": return self._on_threads(lambda: self.ensemble.path_values(rows))
+        return self._on_threads(lambda: self.ensemble.interventional_values(rows, self.data))
+
+    def _refused(self, what: str) -> ValueError:
+        "The error for what notebook 12c does not give, with the ways that give it."
+        return ValueError(f"{what} are not available for this {self._model_name}: its splits read several features (CatBoost's "
+                          "combinations of features, or more target-statistic codes than one feature's game holds), whose leaf "
+                          "games notebook 12c writes for Shapley values in this process only; shap_values and explainer(X) give "
+                          "those. Refit with max_ctr_complexity=1 (and, for a classifier, simple_ctr=['Counter']), whose trees "
+                          "TreeExplainer explains with every index and executor")
+
+    def shap_values(self,
+                    X,                             # rows: array, DataFrame or Series
+                    executor=None,                 # refused: the rows are explained in this process
+                    chunk_size: int | None = None, # refused with executor
+                    *,
+                    check_additivity: bool = True, # base value plus values equal CatBoost's raw output on each row
+                   ):
+        "Shapley values of each row of `X`: (n, p) for one output, (n, p, k) for k outputs."
+        if executor is not None or chunk_size is not None or is_dask_collection(X): raise self._refused("executors and Dask collections")
+        return super().shap_values(X, check_additivity=check_additivity)
+
+    def _interactions(self, X, index: str, rows_needed: bool = True): raise self._refused("interaction values")
+
+    def semivalues(self,
+                   X,                # rows
+                   index="banzhaf",  # any semivalue: refused for these models
+                  ) -> Explanation:
+        "Refused: notebook 12c gives Shapley values only."
+        raise self._refused("semivalues")
