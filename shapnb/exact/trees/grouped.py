@@ -4,7 +4,7 @@
 
 # %% ../../../nbs/12c_grouped_splits.ipynb #9ab8da8c
 from __future__ import annotations
-import copy, functools, itertools
+import copy, functools
 from math import factorial
 import numpy as np
 import pandas as pd
@@ -15,9 +15,9 @@ from .ensemble import (GroupedSplitsNeeded, _catboost_checked_json, _catboost_ct
                                          _catboost_oracle, _catboost_split_refused)
 
 # %% auto #0
-__all__ = ['GROUPED_MOST_FEATURES', 'GROUPED_MASK_ENTRIES', 'GROUPED_PATH_ENTRIES', 'split_groups', 'split_components',
-           'oblivious_cover_shares', 'grouped_path_shapley', 'shapley_weight_table', 'catboost_pool',
-           'needs_grouped_splits', 'GroupedTrees']
+__all__ = ['GROUPED_MOST_FEATURES', 'GROUPED_ROW_BLOCK', 'GROUPED_TABLE_ENTRIES', 'split_groups', 'split_components',
+           'oblivious_cover_shares', 'path_terms', 'shapley_weight_table', 'catboost_pool', 'needs_grouped_splits',
+           'GroupedTrees']
 
 # %% ../../../nbs/12c_grouped_splits.ipynb #55f1694d
 def split_groups(exported: dict, # a CatBoost model's JSON export (`catboost_json`) with oblivious trees
@@ -70,42 +70,87 @@ def oblivious_cover_shares(weights: np.ndarray, # (2^d,) the leaves' training we
         shares[:, s] = np.where(parent > 0, child / np.where(parent > 0, parent, 1.0), 0.5)
     return shares
 
-# %% ../../../nbs/12c_grouped_splits.ipynb #b9c2d741
-def grouped_path_shapley(groups: list,         # per split (CatBoost's order), the features it reads
-                         values: np.ndarray,   # (2^d, k) leaf values
-                         shares: np.ndarray,   # (2^d, d) cover shares (`oblivious_cover_shares`)
-                         leaf: np.ndarray,     # (n,) the leaf each row reaches (CatBoost's leaf index)
-                         p: int,               # number of features
-                        ) -> np.ndarray:
-    "Path-dependent Shapley values (n, p, k) of one oblivious tree whose splits read groups of features."
-    d, n, k = len(groups), len(leaf), values.shape[1]
+# %% ../../../nbs/12c_grouped_splits.ipynb #bb0834d4
+@njit(parallel=True, cache=True)
+def _grouped_path_values(leaves,                    # (n, T) the leaf each row reaches in each tree
+                         depth, shares_at, shares,    # (T,) depths; where each tree's (2^d, d) cover shares start in the flat `shares`
+                         at, component, chosen, size, read_at, read,   # terms (`path_terms`): first of each tree, component, K, |G_K|, G_K's columns
+                         comp_at, split_at, split,    # components: first of each tree; where each one's splits start in `split`
+                         powers, rule,                # (Q, u+1) t_q^m at the Gauss–Legendre nodes; (Q,) their weights
+                         offsets, values, p):         # (T,) first leaf of each tree in values (L, k); features
+    "Path-dependent Shapley values (n, p, k): per row, tree and leaf, each component's expansion at the nodes, the others' product beside it."
+    n, n_trees = leaves.shape
+    k, n_rule = values.shape[1], len(rule)
+    most_terms, most_comps = 1, 1
+    for t in range(n_trees):
+        most_terms, most_comps = max(most_terms, at[t + 1] - at[t]), max(most_comps, comp_at[t + 1] - comp_at[t])
     phi = np.zeros((n, p, k))
-    if d == 0: return phi
-    bits = (np.arange(2 ** d)[:, None] >> np.arange(d)) & 1                        # (L, d) each leaf's way at each split
-    agrees = ((np.asarray(leaf)[:, None] >> np.arange(d)) & 1)[:, None, :] == bits[None]   # (n, L, d): a_s
-    c = agrees - shares[None]                                                        # c_s = a_s - r_s
-    t, w = gauss_legendre_01(exact_nodes(len(set().union(*groups))))
-    components, M, D = split_components(groups), [], []
-    for splits, features in components:
-        Mc, Dc = np.zeros((len(t), n, 2 ** d)), {f: np.zeros((len(t), n, 2 ** d)) for f in features}
-        for chosen in itertools.product((False, True), repeat=len(splits)):       # the subsets K of the component's splits
-            gamma = np.ones((n, 2 ** d))
-            for s, inside in zip(splits, chosen): gamma = gamma * (c[..., s] if inside else shares[None, :, s])
-            union = set().union(*(groups[s] for s, inside in zip(splits, chosen) if inside))
-            Mc += gamma[None] * (t ** len(union))[:, None, None]
-            for f in union: Dc[f] += gamma[None] * (t ** (len(union) - 1))[:, None, None]
-        M.append(Mc); D.append(Dc)
-    for j, (_, features) in enumerate(components):
-        others = np.ones((len(t), n, 2 ** d))
-        for i, Mi in enumerate(M):
-            if i != j: others = others * Mi
-        for f in features: phi[:, f] += np.einsum("q,qnl,lk->nk", w, D[j][f] * others, values)
+    for i in prange(n):
+        gamma, c, r = np.empty(most_terms), np.empty(64), np.empty(64)
+        M, others = np.empty((most_comps, n_rule)), np.empty((most_comps, n_rule))
+        for t in range(n_trees):
+            d, first, last, c0 = depth[t], at[t], at[t + 1], comp_at[t]
+            if d == 0: continue
+            n_comp, x = comp_at[t + 1] - c0, leaves[i, t]
+            for leaf in range(1 << d):
+                agree = ~(x ^ leaf)
+                for s in range(d):                          # r_s and c_s = a_s - r_s of this leaf's path
+                    r[s] = shares[shares_at[t] + leaf * d + s]
+                    c[s] = ((agree >> s) & 1) - r[s]
+                M[:n_comp] = 0.0
+                for j in range(first, last):                # gamma_K, and M_C at the nodes
+                    g, comp = 1.0, component[j]
+                    for a in range(split_at[comp], split_at[comp + 1]):
+                        s = split[a]
+                        g *= c[s] if (chosen[j] >> s) & 1 else r[s]
+                    gamma[j - first] = g
+                    if g != 0.0:
+                        for q in range(n_rule): M[comp - c0, q] += g * powers[q, size[j]]
+                for q in range(n_rule):                     # the product of the other components, without dividing
+                    before = 1.0
+                    for b in range(n_comp):
+                        others[b, q] = before
+                        before *= M[b, q]
+                    after = 1.0
+                    for b in range(n_comp - 1, -1, -1):
+                        others[b, q] *= after
+                        after *= M[b, q]
+                leaf_at = offsets[t] + leaf
+                for j in range(first, last):
+                    m, g = size[j], gamma[j - first]
+                    if m == 0 or g == 0.0: continue
+                    integral, b = 0.0, component[j] - c0
+                    for q in range(n_rule): integral += rule[q] * powers[q, m - 1] * others[b, q]
+                    g *= integral
+                    for a in range(read_at[j], read_at[j + 1]):
+                        for o in range(k): phi[i, read[a], o] += values[leaf_at, o] * g
     return phi
+
+# %% ../../../nbs/12c_grouped_splits.ipynb #86844289
+def path_terms(groups: list, # per tree, per split, the features it reads (`split_groups`)
+              ) -> tuple:
+    "The kernel's terms and components: per term (every subset K of every component's splits) its component, K, |G_K| and G_K; per component its splits; per tree where both start; and the most features a tree reads."
+    at, component, chosen, size, read_at, read, comp_at, split_at, split, most = [0], [], [], [], [0], [], [0], [0], [], 1
+    for tree in groups:
+        if len(tree) > 63: raise ValueError(f"unsupported model: a tree of depth {len(tree)}; at most 63 splits fit the kernel's bit sets")
+        most = max(most, len(set().union(*tree)) if tree else 0)
+        for members, _ in split_components(tree):
+            for pick in range(1 << len(members)):
+                K = [s for b, s in enumerate(members) if pick >> b & 1]
+                union = sorted(set().union(*(tree[s] for s in K)))
+                component.append(len(split_at) - 1); chosen.append(sum(1 << s for s in K)); size.append(len(union))
+                read += union; read_at.append(len(read))
+            split += members; split_at.append(len(split))
+        at.append(len(component)); comp_at.append(len(split_at) - 1)
+    as_int = lambda v: np.asarray(v, np.int64)
+    return (as_int(at), as_int(component), as_int(chosen), as_int(size), as_int(read_at), as_int(read),
+            as_int(comp_at), as_int(split_at), as_int(split), most)
 
 # %% ../../../nbs/12c_grouped_splits.ipynb #3901e25a
 @njit(parallel=True, cache=True)
 def _grouped_pair_values(lx, lz,     # (n, T), (m, T) leaf indexes of the rows and of the background rows
-                         masks,       # (n, m, c) outcome masks of the combination splits over the subsets of their groups
+                         table, table_at, n_keys, kx, kz,   # `combination_tables`: outcome masks per (row key, background key, split) of each group
+                         group_of, place, n_places,         # per combination split its group and place there; per group its number of splits
                          depth, size, local, columns, combination,   # per tree (T,); per split (T, d) and (T, d, 4); (T, u) flat columns; (T, d) combination index or -1
                          offsets, values, weights, p):              # (T,) first leaf of each tree in values (L, k); (u+1, u+1) Shapley weights; features
     "Interventional Shapley values (n, p, k): per row, the mean over background rows of each tree's two-point game, enumerated over the features of the splits it turns."
@@ -114,19 +159,23 @@ def _grouped_pair_values(lx, lz,     # (n, T), (m, T) leaf indexes of the rows a
     phi = np.zeros((n, p, k))
     for xi in prange(n):
         game = np.empty((1 << most, k))
-        turned, table = np.empty(64, np.int64), np.empty(64, np.int64)
+        turned, turns = np.empty(64, np.int64), np.empty(64, np.int64)
         position, where, player = np.empty((64, local.shape[2]), np.int64), np.full(columns.shape[1], -1, np.int64), np.empty(most, np.int64)
         for zi in range(m):
             for t in range(n_trees):
                 fixed, n_turned, used = 0, 0, 0
                 for s in range(depth[t]):
                     g = size[t, s]
-                    h = ((lz[zi, t] >> s) & 1) | (((lx[xi, t] >> s) & 1) << 1) if combination[t, s] < 0 else masks[xi, zi, combination[t, s]]
+                    c = combination[t, s]
+                    if c < 0: h = ((lz[zi, t] >> s) & 1) | (((lx[xi, t] >> s) & 1) << 1)   # (z's way, x's way)
+                    else:
+                        gi = group_of[c]
+                        h = table[table_at[gi] + (kx[xi, gi] * n_keys[gi] + kz[zi, gi]) * n_places[gi] + place[c]]
                     if h == 0: continue                                   # the same way for every coalition
                     if h == (1 << (1 << g)) - 1:
                         fixed |= 1 << s
                         continue
-                    turned[n_turned], table[n_turned] = s, h
+                    turned[n_turned], turns[n_turned] = s, h
                     n_turned += 1
                     for j in range(g): used |= 1 << local[t, s, j]
                 if n_turned == 0: continue
@@ -142,7 +191,7 @@ def _grouped_pair_values(lx, lz,     # (n, T), (m, T) leaf indexes of the rows a
                     for v in range(n_turned):
                         sub = 0
                         for j in range(size[t, turned[v]]): sub |= ((S >> position[v, j]) & 1) << j
-                        leaf |= ((table[v] >> sub) & 1) << turned[v]
+                        leaf |= ((turns[v] >> sub) & 1) << turned[v]
                     for o in range(k): game[S, o] = values[offsets[t] + leaf, o]
                 for i in range(u):
                     f, bit = columns[t, player[i]], 1 << i
@@ -188,8 +237,8 @@ def needs_grouped_splits(model, # anything: a model
 
 # %% ../../../nbs/12c_grouped_splits.ipynb #67e36f7c
 GROUPED_MOST_FEATURES = 20       # most features one tree may read on the interventional route: its games have up to 2^20 coalitions
-GROUPED_MASK_ENTRIES = 1 << 22   # most (row, background row, combination split) outcome masks held at once (8 bytes each)
-GROUPED_PATH_ENTRIES = 1 << 22   # most (node, row, leaf) terms one tree's path-dependent integrals hold at once
+GROUPED_ROW_BLOCK = 4096         # rows whose leaves (one per tree) are asked of CatBoost and held at once
+GROUPED_TABLE_ENTRIES = 1 << 23  # most (row key, background key, combination split) masks held at once (8 bytes each)
 
 class GroupedTrees:
     "A CatBoost model of oblivious trees whose splits may read several features: the features each split reads, the leaves, their covers, and CatBoost's own routing."
@@ -286,56 +335,96 @@ class GroupedTrees:
     def path_values(self,
                     rows, # object rows (`as_rows`)
                    ) -> np.ndarray:
-        "Path-dependent Shapley values (n, p, k)."
+        "Path-dependent Shapley values (n, p, k), by the compiled kernel on numba's current threads."
         phi = np.zeros((len(rows), self.n_features, self.n_outputs))
-        if len(rows) == 0: return phi
-        leaves = self.leaves(rows)
-        for t, (g, v, w) in enumerate(zip(self.groups, self.values, self.weights)):
-            if not g: continue
-            width = len(v) * exact_nodes(len(set().union(*g))) * max(1, max(len(c) for c, _ in split_components(g)))
-            block = max(1, GROUPED_PATH_ENTRIES // width)
-            shares = oblivious_cover_shares(w, len(g))
-            for lo in range(0, len(rows), block):
-                phi[lo:lo + block] += grouped_path_shapley(g, v, shares, leaves[lo:lo + block, t], self.n_features)
+        shares = [oblivious_cover_shares(w, len(g)).ravel() for g, w in zip(self.groups, self.weights)]   # the covers: per call
+        shares_at = np.cumsum([0] + [len(s) for s in shares[:-1]]).astype(np.int64)
+        depth, offsets, values = self._trees
+        for lo in range(0, len(rows), GROUPED_ROW_BLOCK):
+            leaves = self.leaves(rows[lo:lo + GROUPED_ROW_BLOCK])
+            phi[lo:lo + GROUPED_ROW_BLOCK] = _grouped_path_values(leaves, depth, shares_at, np.concatenate(shares), *self._path_layout,
+                                                                  offsets, values, self.n_features)
         return phi
 
+    @functools.cached_property
+    def _trees(self) -> tuple:
+        "Per tree its depth and where its leaves start in the concatenated leaf values, and those values (L, k)."
+        offsets = np.cumsum([0] + [len(v) for v in self.values[:-1]]).astype(np.int64)
+        return np.array([len(g) for g in self.groups], np.int64), offsets, np.concatenate(self.values)
+
+    @functools.cached_property
+    def _path_layout(self) -> tuple:
+        "The path-dependent kernel's arrays that the covers do not change: the terms and components (`path_terms`), the nodes' powers and weights."
+        *terms, most = path_terms(self.groups)
+        nodes, weights = gauss_legendre_01(exact_nodes(most))
+        return (*terms, nodes[:, None] ** np.arange(most + 1)[None, :], weights)
+
     def _oracle(self, group: tuple):
-        "The oracle of the group's combination splits (one depth-1 tree each) and their numbers among `combinations`, built once."
+        "The group's combination splits: their numbers among `combinations`, their oracle (one depth-1 tree each), and per float column the borders their statistics binarize it at; built once."
         if group not in self._oracles:
             which = [c for c, (t, s) in enumerate(self.combinations) if self.groups[t][s] == group]
             splits = [self.exported["oblivious_trees"][self.combinations[c][0]]["splits"][self.combinations[c][1]] for c in which]
-            self._oracles[group] = (np.array(which), _catboost_oracle(self.exported, splits))
+            info = self.exported["features_info"]
+            float_flat = {f["feature_index"]: f["flat_feature_index"] for f in info.get("float_features", [])}
+            borders = {}
+            for split in splits:
+                for e in info["ctrs"][_catboost_ctr_entry(info, split)[0]]["elements"]:
+                    if "float_feature_index" in e:   # a binarized float: only which side of its border matters
+                        borders.setdefault(float_flat[e["float_feature_index"]], []).append(e.get("border", np.nan))
+            borders = {f: np.unique(np.asarray(b, np.float32)) for f, b in borders.items()}
+            borders = {f: b if not np.isnan(b).any() else self.borders[f] for f, b in borders.items()}   # none listed: all of them
+            self._oracles[group] = (np.array(which), _catboost_oracle(self.exported, splits), borders)
         return self._oracles[group]
 
-    def _keys(self, rows, group: tuple) -> tuple:
-        "Rows told apart only where the group's splits can tell them apart: (first row of each key, each row's key)."
+    def _keys(self, rows, group: tuple, borders: dict) -> np.ndarray:
+        "(n, |group|) per row and column of the group a key: rows with equal keys take every split of the group alike."
         keys = np.empty((len(rows), len(group)), np.int64)
         for j, f in enumerate(group):
-            if f in self.borders:                            # a float: which of the model's borders it passes (float32, as CatBoost)
+            if f in borders:                                 # a float: which of the borders it passes (float32, as CatBoost)
                 v = rows[:, f].astype(np.float64).astype(np.float32)
-                keys[:, j] = np.where(np.isnan(v), -1, np.searchsorted(self.borders[f], v, side="left"))
+                keys[:, j] = np.where(np.isnan(v), -1, np.searchsorted(borders[f], v, side="left"))
             else: keys[:, j] = np.unique([f"{type(v).__name__}:{v}" for v in rows[:, f]], return_inverse=True)[1]
-        _, first, key = np.unique(keys, axis=0, return_index=True, return_inverse=True)
-        return first, key.ravel()
+        return keys
 
-    def combination_masks(self,
-                          rows,       # object rows (n, p)
-                          background, # object background rows (m, p)
-                         ) -> np.ndarray:
-        "(n, m, c) per row pair and combination split, its outcomes on the hybrid rows as a bit mask: bit T for x on the group's features in T, z on the others."
-        masks = np.zeros((len(rows), len(background), max(1, len(self.combinations))), np.int64)
-        for group in sorted({self.groups[t][s] for t, s in self.combinations}):
-            which, oracle = self._oracle(group)
-            (fx, kx), (fz, kz) = self._keys(rows, group), self._keys(background, group)
-            a, b = (i.ravel() for i in np.meshgrid(np.arange(len(fx)), np.arange(len(fz)), indexing="ij"))
-            table = np.zeros((len(a), len(which)), np.int64)
-            for subset in range(1 << len(group)):
-                hybrid = background[fz[b]].copy()
-                for j, f in enumerate(group):
-                    if subset >> j & 1: hybrid[:, f] = rows[fx[a], f]
-                table |= (self.leaves(hybrid, "X", oracle) & 1) << subset
-            masks[:, :, which] = table.reshape(len(fx), len(fz), len(which))[kx][:, kz]
-        return masks
+    @functools.cached_property
+    def _groups_of_combinations(self) -> tuple:
+        "The distinct groups of the combination splits; per combination split its group's number and its place among the group's splits; per group their number."
+        groups = sorted({self.groups[t][s] for t, s in self.combinations})
+        group_of = np.array([groups.index(self.groups[t][s]) for t, s in self.combinations] or [0], np.int64)
+        place = np.array([int((group_of[:c] == group_of[c]).sum()) for c in range(len(self.combinations))] or [0], np.int64)
+        return groups, group_of, place, np.bincount(group_of, minlength=max(1, len(groups))).astype(np.int64)
+
+    def combination_tables(self,
+                           rows,       # object rows (n, p)
+                           background, # object background rows (m, p)
+                          ) -> tuple:
+        "Per group of combination splits, each split's outcomes on the hybrid rows of every (row key, background key) pair, as a bit mask over the group's subsets (bit T: x on the group's features in T, z on the others): (masks, where each group's start, its background keys, the rows' keys (n, G), the background's (m, G))."
+        groups = self._groups_of_combinations[0]
+        kx, kz = np.zeros((len(rows), max(1, len(groups))), np.int64), np.zeros((len(background), max(1, len(groups))), np.int64)
+        tables, n_keys = [], np.zeros(max(1, len(groups)), np.int64)
+        distinct = lambda keys: np.unique(keys, axis=0, return_index=True, return_inverse=True)[1:] if keys.shape[1] else (np.zeros(1, np.int64), np.zeros(len(keys), np.int64))
+        for g, group in enumerate(groups):
+            which, oracle, borders = self._oracle(group)
+            xkeys, zkeys = self._keys(rows, group, borders), self._keys(background, group, borders)
+            (fx, ix), (fz, iz) = distinct(xkeys), distinct(zkeys)
+            kx[:, g], kz[:, g], n_keys[g] = ix.ravel(), iz.ravel(), len(fz)
+            parts, hybrids = [], []
+            for subset in range(1 << len(group)):            # the hybrid depends on x's keys in T and z's outside: those pairs only
+                inside = [j for j in range(len(group)) if subset >> j & 1]
+                outside = [j for j in range(len(group)) if not subset >> j & 1]
+                (xf, xi), (zf, zi) = distinct(xkeys[fx][:, inside]), distinct(zkeys[fz][:, outside])
+                a, b = (i.ravel() for i in np.meshgrid(xf, zf, indexing="ij"))
+                hybrid = background[fz[b]]
+                for j in inside: hybrid[:, group[j]] = rows[fx[a], group[j]]
+                hybrids.append(hybrid); parts.append((len(xf), len(zf), xi.ravel(), zi.ravel()))
+            bits = self.leaves(np.concatenate(hybrids), "X", oracle) & 1
+            table, at = np.zeros((len(fx), len(fz), len(which)), np.int64), 0
+            for subset, (nx, nz, xi, zi) in enumerate(parts):
+                table |= bits[at:at + nx * nz].reshape(nx, nz, len(which))[xi][:, zi] << subset
+                at += nx * nz
+            tables.append(table.ravel())
+        table_at = np.cumsum([0] + [len(t) for t in tables[:-1]]).astype(np.int64)
+        return (np.concatenate(tables) if tables else np.zeros(1, np.int64)), table_at, n_keys, kx, kz
 
     @functools.cached_property
     def _layout(self) -> tuple:
@@ -349,7 +438,7 @@ class GroupedTrees:
                              f"interventional games are enumerated over at most {GROUPED_MOST_FEATURES} features per tree and 6 per split: "
                              "use the path-dependent mode (no data), fewer features per combination (max_ctr_complexity), or "
                              "explain its predict: shapnb.explain(model, X, data=background, budget=200)")
-        depth = np.array([len(g) for g in self.groups], np.int64)
+        depth, offsets, values = self._trees
         size, local = np.zeros((n_trees, deepest), np.int64), np.zeros((n_trees, deepest, widest), np.int64)
         columns, combination = np.full((n_trees, most), -1, np.int64), np.full((n_trees, deepest), -1, np.int64)
         for c, (t, s) in enumerate(self.combinations): combination[t, s] = c
@@ -357,18 +446,18 @@ class GroupedTrees:
             columns[t, :len(r)] = r
             for s, group in enumerate(g):
                 size[t, s] = len(group); local[t, s, :len(group)] = [r.index(f) for f in group]
-        offsets = np.cumsum([0] + [len(v) for v in self.values[:-1]]).astype(np.int64)
-        return depth, size, local, columns, combination, offsets, np.concatenate(self.values), shapley_weight_table(most)
+        return depth, size, local, columns, combination, offsets, values, shapley_weight_table(most)
 
     def interventional_values(self,
                               rows,       # object rows (n, p)
                               background, # object background rows (m, p)
                              ) -> np.ndarray:
         "Interventional Shapley values (n, p, k): the mean over the background of each row's hybrid-row game."
-        layout, lz = self._layout, self.leaves(background, "data")
-        block = max(1, GROUPED_MASK_ENTRIES // (len(background) * max(1, len(self.combinations))))
-        parts = [np.zeros((0, self.n_features, self.n_outputs))]
+        layout, lz, (_, group_of, place, n_places) = self._layout, self.leaves(background, "data"), self._groups_of_combinations
+        phi = np.zeros((len(rows), self.n_features, self.n_outputs))
+        block = min(GROUPED_ROW_BLOCK, max(1, GROUPED_TABLE_ENTRIES // (len(background) * max(1, len(self.combinations)))))
         for lo in range(0, len(rows), block):
             part = rows[lo:lo + block]
-            parts.append(_grouped_pair_values(self.leaves(part), lz, self.combination_masks(part, background), *layout, self.n_features))
-        return np.concatenate(parts)
+            phi[lo:lo + block] = _grouped_pair_values(self.leaves(part), lz, *self.combination_tables(part, background),
+                                                                  group_of, place, n_places, *layout, self.n_features)
+        return phi
