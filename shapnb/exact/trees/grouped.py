@@ -70,6 +70,20 @@ def oblivious_cover_shares(weights: np.ndarray, # (2^d,) the leaves' training we
         shares[:, s] = np.where(parent > 0, child / np.where(parent > 0, parent, 1.0), 0.5)
     return shares
 
+# %% ../../../nbs/12c_grouped_splits.ipynb #0dd2975a
+@njit(cache=True)
+def _leaf_gammas(gamma,     # (L,) filled: gamma_K of every leaf
+                 c, r,      # (d, L) c_s and r_s of every leaf
+                 chosen,    # K, as bits of the splits
+                 splits,    # the component's splits
+                 n_leaves,  # leaves of the tree
+                ):
+    "gamma_K of every leaf of a tree: c_s on the splits in K, r_s on the component's other splits."
+    gamma[:n_leaves] = 1.0
+    for s in splits:
+        factor = c[s] if (chosen >> s) & 1 else r[s]
+        for leaf in range(n_leaves): gamma[leaf] *= factor[leaf]
+
 # %% ../../../nbs/12c_grouped_splits.ipynb #bb0834d4
 @njit(parallel=True, cache=True)
 def _grouped_path_values(leaves,                    # (n, T) the leaf each row reaches in each tree
@@ -78,52 +92,55 @@ def _grouped_path_values(leaves,                    # (n, T) the leaf each row r
                          comp_at, split_at, split,    # components: first of each tree; where each one's splits start in `split`
                          powers, rule,                # (Q, u+1) t_q^m at the Gauss–Legendre nodes; (Q,) their weights
                          offsets, values, p):         # (T,) first leaf of each tree in values (L, k); features
-    "Path-dependent Shapley values (n, p, k): per row, tree and leaf, each component's expansion at the nodes, the others' product beside it."
+    "Path-dependent Shapley values (n, p, k): per row and tree, each component's expansion at the nodes for all leaves at once, the others' product beside it."
     n, n_trees = leaves.shape
     k, n_rule = values.shape[1], len(rule)
-    most_terms, most_comps = 1, 1
-    for t in range(n_trees):
-        most_terms, most_comps = max(most_terms, at[t + 1] - at[t]), max(most_comps, comp_at[t + 1] - comp_at[t])
+    widest, most_comps = 1, 1
+    for t in range(n_trees): widest, most_comps = max(widest, 1 << depth[t]), max(most_comps, comp_at[t + 1] - comp_at[t])
     phi = np.zeros((n, p, k))
     for i in prange(n):
-        gamma, c, r = np.empty(most_terms), np.empty(64), np.empty(64)
-        M, others = np.empty((most_comps, n_rule)), np.empty((most_comps, n_rule))
+        gamma, share = np.empty(widest), np.empty(widest)
+        c, r = np.empty((64, widest)), np.empty((64, widest))
+        M, others = np.empty((most_comps, n_rule, widest)), np.empty((most_comps, n_rule, widest))
         for t in range(n_trees):
-            d, first, last, c0 = depth[t], at[t], at[t + 1], comp_at[t]
+            d, c0 = depth[t], comp_at[t]
             if d == 0: continue
-            n_comp, x = comp_at[t + 1] - c0, leaves[i, t]
-            for leaf in range(1 << d):
-                agree = ~(x ^ leaf)
-                for s in range(d):                          # r_s and c_s = a_s - r_s of this leaf's path
-                    r[s] = shares[shares_at[t] + leaf * d + s]
-                    c[s] = ((agree >> s) & 1) - r[s]
-                M[:n_comp] = 0.0
-                for j in range(first, last):                # gamma_K, and M_C at the nodes
-                    g, comp = 1.0, component[j]
-                    for a in range(split_at[comp], split_at[comp + 1]):
-                        s = split[a]
-                        g *= c[s] if (chosen[j] >> s) & 1 else r[s]
-                    gamma[j - first] = g
-                    if g != 0.0:
-                        for q in range(n_rule): M[comp - c0, q] += g * powers[q, size[j]]
-                for q in range(n_rule):                     # the product of the other components, without dividing
-                    before = 1.0
-                    for b in range(n_comp):
-                        others[b, q] = before
-                        before *= M[b, q]
-                    after = 1.0
-                    for b in range(n_comp - 1, -1, -1):
-                        others[b, q] *= after
-                        after *= M[b, q]
-                leaf_at = offsets[t] + leaf
-                for j in range(first, last):
-                    m, g = size[j], gamma[j - first]
-                    if m == 0 or g == 0.0: continue
-                    integral, b = 0.0, component[j] - c0
-                    for q in range(n_rule): integral += rule[q] * powers[q, m - 1] * others[b, q]
-                    g *= integral
-                    for a in range(read_at[j], read_at[j + 1]):
-                        for o in range(k): phi[i, read[a], o] += values[leaf_at, o] * g
+            n_leaves, n_comp, x, base = 1 << d, comp_at[t + 1] - c0, leaves[i, t], shares_at[t]
+            for s in range(d):                               # r_s and c_s = a_s - r_s of every leaf's path
+                for leaf in range(n_leaves):
+                    r[s, leaf] = shares[base + leaf * d + s]
+                    c[s, leaf] = (1.0 if ((x ^ leaf) >> s) & 1 == 0 else 0.0) - r[s, leaf]
+            M[:n_comp, :, :n_leaves] = 0.0
+            for j in range(at[t], at[t + 1]):               # gamma_K of every leaf, and M_C at the nodes
+                comp = component[j]
+                _leaf_gammas(gamma, c, r, chosen[j], split[split_at[comp]:split_at[comp + 1]], n_leaves)
+                for q in range(n_rule):
+                    weight = powers[q, size[j]]
+                    for leaf in range(n_leaves): M[comp - c0, q, leaf] += gamma[leaf] * weight
+            for q in range(n_rule):                          # the product of the other components, without dividing
+                for leaf in range(n_leaves): share[leaf] = 1.0
+                for b in range(n_comp):
+                    for leaf in range(n_leaves):
+                        others[b, q, leaf] = share[leaf]
+                        share[leaf] *= M[b, q, leaf]
+                for leaf in range(n_leaves): share[leaf] = 1.0
+                for b in range(n_comp - 1, -1, -1):
+                    for leaf in range(n_leaves):
+                        others[b, q, leaf] *= share[leaf]
+                        share[leaf] *= M[b, q, leaf]
+            for j in range(at[t], at[t + 1]):               # each term's share of every leaf value, to each feature of G_K
+                m, b = size[j], component[j] - c0
+                if m == 0: continue
+                comp = component[j]
+                _leaf_gammas(gamma, c, r, chosen[j], split[split_at[comp]:split_at[comp + 1]], n_leaves)
+                share[:n_leaves] = 0.0
+                for q in range(n_rule):
+                    weight = rule[q] * powers[q, m - 1]
+                    for leaf in range(n_leaves): share[leaf] += weight * others[b, q, leaf]
+                for o in range(k):
+                    total = 0.0
+                    for leaf in range(n_leaves): total += gamma[leaf] * share[leaf] * values[offsets[t] + leaf, o]
+                    for a in range(read_at[j], read_at[j + 1]): phi[i, read[a], o] += total
     return phi
 
 # %% ../../../nbs/12c_grouped_splits.ipynb #86844289
