@@ -1234,8 +1234,8 @@ CATBOOST_CTR_CODES = 1 << 16   # most codes of one CTR-encoded feature: the prod
 class GroupedSplitsNeeded(ValueError):
     "A CatBoost model whose splits per-feature leaf games cannot hold (combination CTRs, or too many CTR codes): `TreeExplainer` explains it by notebook 12c's groups of splits."
 
-_GROUPED_WAY = ("TreeExplainer(model) explains this model exactly by its groups of splits (notebook 12c; Shapley values only, "
-               "not in a Pipeline)")
+_GROUPED_WAY = ("TreeExplainer(model) explains this model exactly by its groups of splits (notebook 12c; Shapley values and "
+               "semivalues, not interactions, not in a Pipeline)")
 
 def _catboost_ctr_entry(info: dict,  # a CatBoost export's features_info
                         split: dict,  # one of its CTR splits

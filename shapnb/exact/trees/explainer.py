@@ -284,9 +284,13 @@ class TreeExplainer:
         index = check_semivalue(index)
         shown = self._shown(X)
         rows, _, single = self.ensemble.as_rows(shown)
-        background = self.data if self.feature_perturbation == "interventional" else None
-        phi = self._on_threads(lambda: tree_semivalues(self.ensemble, rows, index, background, prepared=True))
+        phi = self._semivalues(rows, index)
         return self._explanation(shown, self._shaped(phi, single), f"{self.method} {index[0]}", {"index": index})
+
+    def _semivalues(self, rows: np.ndarray, index) -> np.ndarray:
+        "The semivalue `index` (n, p, k) of prepared rows (notebook 12b), on `n_jobs` threads."
+        background = self.data if self.feature_perturbation == "interventional" else None
+        return self._on_threads(lambda: tree_semivalues(self.ensemble, rows, index, background, prepared=True))
 
     def _leaf_tables(self) -> LeafTables:
         "The leaf tables of the trees they pay for (interventional ones against `data`), built on first use and kept."
@@ -342,18 +346,22 @@ class GroupedTreeExplainer(TreeExplainer):
         "Per output (k,): the base plus each tree's largest |leaf value|."
         return np.abs(self.ensemble.base) + sum(np.abs(v).max(0) for v in self.ensemble.values)
 
+    def _semivalues(self, rows: np.ndarray, index) -> np.ndarray:
+        "The semivalue `index` (n, p, k) of object rows by notebook 12c's kernels, on `n_jobs` threads."
+        if self.feature_perturbation == "tree_path_dependent": return self._on_threads(lambda: self.ensemble.path_values(rows, index))
+        return self._on_threads(lambda: self.ensemble.interventional_values(rows, self.data, index))
+
     def _explain(self, rows: np.ndarray) -> np.ndarray:
         "Shapley values (n, p, k) of object rows, on `n_jobs` threads."
-        if self.feature_perturbation == "tree_path_dependent": return self._on_threads(lambda: self.ensemble.path_values(rows))
-        return self._on_threads(lambda: self.ensemble.interventional_values(rows, self.data))
+        return self._semivalues(rows, "shapley")
 
     def _refused(self, what: str) -> ValueError:
         "The error for what notebook 12c does not give, with the ways that give it."
         return ValueError(f"{what} are not available for this {self._model_name}: its splits read several features (CatBoost's "
                           "combinations of features, or more target-statistic codes than one feature's game holds), whose leaf "
-                          "games notebook 12c writes for Shapley values in this process only; shap_values and explainer(X) give "
-                          "those. Refit with max_ctr_complexity=1 (and, for a classifier, simple_ctr=['Counter']), whose trees "
-                          "TreeExplainer explains with every index and executor")
+                          "games notebook 12c writes for Shapley values and semivalues in this process only; shap_values, "
+                          "explainer(X) and semivalues give those. Refit with max_ctr_complexity=1 (and, for a classifier, "
+                          "simple_ctr=['Counter']), whose trees TreeExplainer explains with every index and executor")
 
     def shap_values(self,
                     X,                             # rows: array, DataFrame or Series
@@ -367,10 +375,3 @@ class GroupedTreeExplainer(TreeExplainer):
         return super().shap_values(X, check_additivity=check_additivity)
 
     def _interactions(self, X, index: str, rows_needed: bool = True): raise self._refused("interaction values")
-
-    def semivalues(self,
-                   X,                # rows
-                   index="banzhaf",  # any semivalue: refused for these models
-                  ) -> Explanation:
-        "Refused: notebook 12c gives Shapley values only."
-        raise self._refused("semivalues")
