@@ -1395,9 +1395,21 @@ def _from_catboost(model) -> TreeEnsemble:
         trees.append(tree_arrays)
     categorical_indices = sorted(cat_flat.values())
     categorical = [None] * p
-    oracle = _catboost_oracle(j, [s for _, s, _ in ctr_probes]) if ctr_probes else None   # CTR bins, read off oracle tree t
-    bins_of = {}
-    for t, (f, _, stride) in enumerate(ctr_probes): bins_of.setdefault(f, []).append((t, 0, stride))
+    bins_of, oracle = {}, model                              # CTR bins, read off the model's own routing where it shows them
+    if ctr_probes and "oblivious_trees" in j:                # a split's outcome is bit `level` of a tree testing it
+        where = {}
+        for t, tree in enumerate(j["oblivious_trees"]):
+            for level, split in enumerate(tree["splits"] or []): where.setdefault(split["split_index"], (t, level))
+        for f, s, stride in ctr_probes: bins_of.setdefault(f, []).append((*where[s["split_index"]], stride))
+    elif ctr_probes:                                         # non-symmetric trees show a leaf, not each node's way: an oracle
+        loss = (j.get("model_info", {}).get("params", {}).get("loss_function") or {}).get("type", "")
+        if k > 1 and loss not in ("MultiClass", "MultiClassOneVsAll"):
+            raise ValueError(f"unsupported model: a non-symmetric CatBoost model with loss {loss!r} (several targets) splits on "
+                             "target statistics, which its JSON export does not carry faithfully for several targets, so their "
+                             "bins cannot be read; fit with grow_policy='SymmetricTree' (the default), or simple_ctr=['Counter'], "
+                             "or explain its predict: shapnb.explain(model, X, data=background, budget=200)")
+        oracle = _catboost_oracle(j, [s for _, s, _ in ctr_probes])   # one depth-1 tree per CTR split, tree t for probe t
+        for t, (f, _, stride) in enumerate(ctr_probes): bins_of.setdefault(f, []).append((t, 0, stride))
     for f in categorical_indices:
         if f in ctr_codes:
             if f in hashes: raise ValueError("unsupported model: a CatBoost categorical feature with both one-hot and CTR splits; please report this with the CatBoost version")

@@ -11,12 +11,12 @@ from numba import njit, prange
 from ...core.indices import semivalue_measure
 from ...core.tabular import catboost_feature_names, match_columns, is_frame, is_series
 from .ensemble import (GroupedSplitsNeeded, _catboost_checked_json, _catboost_ctr_codes, _catboost_ctr_entry,
-                                         _catboost_oracle, _catboost_split_refused)
+                                         _catboost_split_refused)
 
 # %% auto #0
-__all__ = ['GROUPED_MOST_FEATURES', 'GROUPED_ROW_BLOCK', 'GROUPED_TABLE_ENTRIES', 'split_groups', 'split_components',
-           'oblivious_cover_shares', 'path_terms', 'coalition_weight_table', 'catboost_pool', 'needs_grouped_splits',
-           'GroupedTrees']
+__all__ = ['GROUPED_MOST_FEATURES', 'GROUPED_ROW_BLOCK', 'GROUPED_LEAF_ENTRIES', 'GROUPED_TABLE_ENTRIES', 'split_groups',
+           'split_components', 'oblivious_cover_shares', 'path_terms', 'coalition_weight_table', 'catboost_pool',
+           'needs_grouped_splits', 'GroupedTrees']
 
 # %% ../../../nbs/12c_grouped_splits.ipynb #55f1694d
 def split_groups(exported: dict, # a CatBoost model's JSON export (`catboost_json`) with oblivious trees
@@ -254,6 +254,7 @@ def needs_grouped_splits(model, # anything: a model
 # %% ../../../nbs/12c_grouped_splits.ipynb #67e36f7c
 GROUPED_MOST_FEATURES = 20       # most features one tree may read on the interventional route: its games have up to 2^20 coalitions
 GROUPED_ROW_BLOCK = 4096         # rows whose leaves (one per tree) are asked of CatBoost and held at once
+GROUPED_LEAF_ENTRIES = 1 << 22   # most (hybrid row, tree) leaf indexes held at once (8 bytes each)
 GROUPED_TABLE_ENTRIES = 1 << 23  # most (row key, background key, combination split) masks held at once (8 bytes each)
 
 class GroupedTrees:
@@ -271,7 +272,7 @@ class GroupedTrees:
         self.weights = [np.asarray(tree.get("leaf_weights") or np.zeros(len(v)), np.float64) for tree, v in zip(trees, self.values)]
         self.categorical = sorted(f["flat_feature_index"] for f in info.get("categorical_features", []))
         self.n_features, self.feature_names = len(model.feature_names_), catboost_feature_names(model, exported)
-        self.model, self.exported, self._oracles = model, exported, {}
+        self.model, self.exported, self._seen = model, exported, {}
         self.borders = {}                                    # float column -> its split borders (float32, sorted)
         for f in info.get("float_features", []): self.borders[f["flat_feature_index"]] = list(f.get("borders") or [])
         float_flat = {f["feature_index"]: f["flat_feature_index"] for f in info.get("float_features", [])}
@@ -317,10 +318,9 @@ class GroupedTrees:
     def leaves(self,
                rows,             # object rows (`as_rows`)
                what: str = "X",  # the rows' name, for messages
-               model=None,       # the model that routes them (None: this one; else an oracle)
               ) -> np.ndarray:
         "(n, T) the leaf index of every row in every tree, by CatBoost."
-        try: return (model or self.model).calc_leaf_indexes(catboost_pool(rows, self.categorical), thread_count=-1).astype(np.int64)
+        try: return self.model.calc_leaf_indexes(catboost_pool(rows, self.categorical), thread_count=-1).astype(np.int64)
         except Exception as exc:
             if type(exc).__name__ != "CatBoostError": raise
             raise ValueError(f"{what} holds values CatBoost does not take (categories are integers or strings): "
@@ -376,22 +376,31 @@ class GroupedTrees:
         "The path-dependent kernel's arrays that the covers do not change: the terms and components, and the most features a tree reads (`path_terms`)."
         return path_terms(self.groups)
 
-    def _oracle(self, group: tuple):
-        "The group's combination splits: their numbers among `combinations`, their oracle (one depth-1 tree each), and per float column the borders their statistics binarize it at; built once."
-        if group not in self._oracles:
-            which = [c for c, (t, s) in enumerate(self.combinations) if self.groups[t][s] == group]
-            splits = [self.exported["oblivious_trees"][self.combinations[c][0]]["splits"][self.combinations[c][1]] for c in which]
+    def _group(self, group: tuple) -> tuple:
+        "The group's combination splits: their numbers among `combinations`, and per float column the borders their statistics binarize it at; found once."
+        if group not in self._seen:
+            which = np.array([c for c, (t, s) in enumerate(self.combinations) if self.groups[t][s] == group])
             info = self.exported["features_info"]
             float_flat = {f["feature_index"]: f["flat_feature_index"] for f in info.get("float_features", [])}
             borders = {}
-            for split in splits:
+            for c in which:
+                t, s = self.combinations[c]
+                split = self.exported["oblivious_trees"][t]["splits"][s]
                 for e in info["ctrs"][_catboost_ctr_entry(info, split)[0]]["elements"]:
                     if "float_feature_index" in e:   # a binarized float: only which side of its border matters
                         borders.setdefault(float_flat[e["float_feature_index"]], []).append(e.get("border", np.nan))
             borders = {f: np.unique(np.asarray(b, np.float32)) for f, b in borders.items()}
-            borders = {f: b if not np.isnan(b).any() else self.borders[f] for f, b in borders.items()}   # none listed: all of them
-            self._oracles[group] = (np.array(which), _catboost_oracle(self.exported, splits), borders)
-        return self._oracles[group]
+            self._seen[group] = (which, {f: b if not np.isnan(b).any() else self.borders[f] for f, b in borders.items()})
+        return self._seen[group]
+
+    def _split_bits(self,
+                    rows,   # object rows
+                    which,  # numbers of combination splits
+                   ) -> np.ndarray:
+        "(n, len(which)) the outcome of each of the combination splits on each row, by the model itself (in blocks of rows)."
+        trees, levels = np.array([self.combinations[c][0] for c in which]), np.array([self.combinations[c][1] for c in which])
+        step = max(1, GROUPED_LEAF_ENTRIES // max(1, len(self.groups)))
+        return np.concatenate([(self.leaves(rows[lo:lo + step], "X")[:, trees] >> levels) & 1 for lo in range(0, len(rows), step)])
 
     def _keys(self, rows, group: tuple, borders: dict) -> np.ndarray:
         "(n, |group|) per row and column of the group a key: rows with equal keys take every split of the group alike."
@@ -421,7 +430,7 @@ class GroupedTrees:
         tables, n_keys = [], np.zeros(max(1, len(groups)), np.int64)
         distinct = lambda keys: np.unique(keys, axis=0, return_index=True, return_inverse=True)[1:] if keys.shape[1] else (np.zeros(1, np.int64), np.zeros(len(keys), np.int64))
         for g, group in enumerate(groups):
-            which, oracle, borders = self._oracle(group)
+            which, borders = self._group(group)
             xkeys, zkeys = self._keys(rows, group, borders), self._keys(background, group, borders)
             (fx, ix), (fz, iz) = distinct(xkeys), distinct(zkeys)
             kx[:, g], kz[:, g], n_keys[g] = ix.ravel(), iz.ravel(), len(fz)
@@ -434,7 +443,7 @@ class GroupedTrees:
                 hybrid = background[fz[b]]
                 for j in inside: hybrid[:, group[j]] = rows[fx[a], group[j]]
                 hybrids.append(hybrid); parts.append((len(xf), len(zf), xi.ravel(), zi.ravel()))
-            bits = self.leaves(np.concatenate(hybrids), "X", oracle) & 1
+            bits = self._split_bits(np.concatenate(hybrids), which)   # CatBoost's own routing of the hybrid rows
             table, at = np.zeros((len(fx), len(fz), len(which)), np.int64), 0
             for subset, (nx, nz, xi, zi) in enumerate(parts):
                 table |= bits[at:at + nx * nz].reshape(nx, nz, len(which))[xi][:, zi] << subset
@@ -451,10 +460,11 @@ class GroupedTrees:
         reads = [sorted(set().union(*g)) for g in self.groups]
         most = max([len(r) for r in reads] + [1])
         if most > GROUPED_MOST_FEATURES or widest > 6:
-            raise ValueError(f"unsupported model: a tree of this CatBoost model reads {most} features, or a split {widest}; the "
-                             f"interventional games are enumerated over at most {GROUPED_MOST_FEATURES} features per tree and 6 per split: "
-                             "use the path-dependent mode (no data), fewer features per combination (max_ctr_complexity), or "
-                             "explain its predict: shapnb.explain(model, X, data=background, budget=200)")
+            raise ValueError(f"unsupported model: a tree of this CatBoost model reads {most} features and a split up to {widest}; "
+                             f"the interventional games are enumerated over at most {GROUPED_MOST_FEATURES} features per tree and 6 "
+                             "per split: use the path-dependent mode (TreeExplainer(model), no data), refit with a smaller "
+                             "max_ctr_complexity, or estimate the values from the model's predict: shapnb.explain(model, X, "
+                             "data=background, method='kernelshap', budget=200)")
         depth, offsets, values = self._trees
         size, local = np.zeros((n_trees, deepest), np.int64), np.zeros((n_trees, deepest, widest), np.int64)
         columns, combination = np.full((n_trees, most), -1, np.int64), np.full((n_trees, deepest), -1, np.int64)
