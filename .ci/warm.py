@@ -52,8 +52,9 @@ for model in models:
     pathwise_values(e, rows[:3])
     table_values(e, rows[:3], interventional_tables(e, bg, every_tree=True))
     table_values(e, rows[:3], leaf_tables(e))
-grouped = GroupedTrees(models[-1])                # CatBoost's combinations (notebook 12c): the interventional kernel
+grouped = GroupedTrees(models[-1])                # CatBoost's combinations (notebook 12c): both kernels
 grouped.interventional_values(grouped.as_rows(X[:3])[0], grouped.as_rows(X[-5:])[0])
+grouped.path_values(grouped.as_rows(X[:3])[0])
 for model in (SVR().fit(X, y), SVC().fit(X, y3)):
     for data in (None, X[:10]):
         ProductKernelExplainer(model, data).shap_values(X[:3])
