@@ -920,6 +920,9 @@ def test_catboost_ctr_several_targets_follow_the_model(loss):
     phi = as_npk(inter.shap_values(rows), 12, 5)
     for i in (0, 5):
         np.testing.assert_allclose(phi[i], brute_force(raw, rows.iloc[[i]], frame.iloc[100:115]), atol=1e-10)
+    grown = (catboost.CatBoostRegressor if loss == "MultiRMSE" else catboost.CatBoostClassifier)(grow_policy="Depthwise", **fit).fit(frame, targets)
+    with pytest.raises(ValueError, match=r"non-symmetric CatBoost model with loss .*several targets.*one target's output at a time"):
+        TreeExplainer(grown)                                       # no tree shows each node's way there: refused, not guessed
 
 
 def test_catboost_ctr_pandas_categorical_column():

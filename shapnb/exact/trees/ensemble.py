@@ -1407,7 +1407,8 @@ def _from_catboost(model) -> TreeEnsemble:
             raise ValueError(f"unsupported model: a non-symmetric CatBoost model with loss {loss!r} (several targets) splits on "
                              "target statistics, which its JSON export does not carry faithfully for several targets, so their "
                              "bins cannot be read; fit with grow_policy='SymmetricTree' (the default), or simple_ctr=['Counter'], "
-                             "or explain its predict: shapnb.explain(model, X, data=background, budget=200)")
+                             "or explain one target's output at a time: shapnb.explain(lambda X: model.predict(X, "
+                             "prediction_type='RawFormulaVal')[:, 0], X, data=background, budget=200)")
         oracle = _catboost_oracle(j, [s for _, s, _ in ctr_probes])   # one depth-1 tree per CTR split, tree t for probe t
         for t, (f, _, stride) in enumerate(ctr_probes): bins_of.setdefault(f, []).append((t, 0, stride))
     for f in categorical_indices:
