@@ -1237,6 +1237,12 @@ class GroupedSplitsNeeded(ValueError):
 _GROUPED_WAY = ("TreeExplainer(model) explains this model exactly by its groups of splits (notebook 12c; Shapley values and "
                "semivalues, not interactions, not in a Pipeline)")
 
+def _catboost_flat(info: dict, # a CatBoost export's features_info
+                   kind: str,  # "float_features" or "categorical_features"
+                  ) -> dict:
+    "{feature_index: flat column} of the export's float or categorical features (CatBoost numbers each kind apart)."
+    return {f["feature_index"]: f["flat_feature_index"] for f in info.get(kind, [])}
+
 def _catboost_ctr_entry(info: dict,  # a CatBoost export's features_info
                         split: dict,  # one of its CTR splits
                        ) -> tuple[int, float | None]:
@@ -1332,9 +1338,9 @@ def _from_catboost(model) -> TreeEnsemble:
     "CatBoost regressors and classifiers (raw `RawFormulaVal` output): oblivious and non-symmetric trees, float, one-hot and one-feature target-statistic (CTR) splits."
     j = _catboost_checked_json(model)
     info = j["features_info"]
-    float_flat = {f["feature_index"]: f["flat_feature_index"] for f in info.get("float_features", [])}
+    float_flat = _catboost_flat(info, "float_features")
     nan_right = {f["flat_feature_index"]: f.get("nan_value_treatment") == "AsTrue" for f in info.get("float_features", [])}
-    cat_flat = {f["feature_index"]: f["flat_feature_index"] for f in info.get("categorical_features", [])}
+    cat_flat = _catboost_flat(info, "categorical_features")
     p = len(model.feature_names_)
     scale, bias = j["scale_and_bias"]
     bias = np.atleast_1d(np.asarray(bias, np.float64))

@@ -10,7 +10,7 @@ import pandas as pd
 from numba import njit, prange
 from ...core.indices import semivalue_measure
 from ...core.tabular import catboost_feature_names, match_columns, is_frame, is_series
-from .ensemble import (GroupedSplitsNeeded, _catboost_checked_json, _catboost_ctr_codes, _catboost_ctr_entry,
+from .ensemble import (GroupedSplitsNeeded, _catboost_checked_json, _catboost_ctr_codes, _catboost_ctr_entry, _catboost_flat,
                                          _catboost_split_refused)
 
 # %% auto #0
@@ -27,8 +27,7 @@ def split_groups(exported: dict, # a CatBoost model's JSON export (`catboost_jso
                          "whose splits read several features (CTRs of feature combinations); fit with grow_policy='SymmetricTree' "
                          "(the default), or with max_ctr_complexity=1, or explain its predict: shapnb.explain(model, X, data=background, budget=200)")
     info = exported["features_info"]
-    float_flat = {f["feature_index"]: f["flat_feature_index"] for f in info.get("float_features", [])}
-    cat_flat = {f["feature_index"]: f["flat_feature_index"] for f in info.get("categorical_features", [])}
+    float_flat, cat_flat = _catboost_flat(info, "float_features"), _catboost_flat(info, "categorical_features")
     def reads(split) -> tuple:
         kind = split["split_type"]
         if kind == "FloatFeature": return (float_flat[split["float_feature_index"]],)
@@ -246,7 +245,7 @@ def needs_grouped_splits(model, # anything: a model
     if not type(model).__module__.startswith("catboost.") or not hasattr(model, "calc_leaf_indexes"): return False
     try:
         exported = _catboost_checked_json(model)
-        _catboost_ctr_codes(exported, {f["feature_index"]: f["flat_feature_index"] for f in exported["features_info"].get("categorical_features", [])})
+        _catboost_ctr_codes(exported, _catboost_flat(exported["features_info"], "categorical_features"))
     except GroupedSplitsNeeded: return True
     except Exception: return False       # refused for another reason: notebook 10 says why
     return False
@@ -273,13 +272,6 @@ class GroupedTrees:
         self.categorical = sorted(f["flat_feature_index"] for f in info.get("categorical_features", []))
         self.n_features, self.feature_names = len(model.feature_names_), catboost_feature_names(model, exported)
         self.model, self.exported, self._seen = model, exported, {}
-        self.borders = {}                                    # float column -> its split borders (float32, sorted)
-        for f in info.get("float_features", []): self.borders[f["flat_feature_index"]] = list(f.get("borders") or [])
-        float_flat = {f["feature_index"]: f["flat_feature_index"] for f in info.get("float_features", [])}
-        for ctr in info.get("ctrs") or []:
-            for e in ctr["elements"]:
-                if "border" in e and "float_feature_index" in e: self.borders[float_flat[e["float_feature_index"]]].append(e["border"])
-        self.borders = {f: np.unique(np.asarray(b, np.float32)) for f, b in self.borders.items()}
         self.combinations = [(t, s) for t, tree in enumerate(self.groups) for s, g in enumerate(tree) if len(g) > 1]
 
     @property
@@ -381,16 +373,16 @@ class GroupedTrees:
         if group not in self._seen:
             which = np.array([c for c, (t, s) in enumerate(self.combinations) if self.groups[t][s] == group])
             info = self.exported["features_info"]
-            float_flat = {f["feature_index"]: f["flat_feature_index"] for f in info.get("float_features", [])}
-            borders = {}
+            model_borders = {f["flat_feature_index"]: f.get("borders") or [] for f in info.get("float_features", [])}
+            float_flat, borders = _catboost_flat(info, "float_features"), {}
             for c in which:
                 t, s = self.combinations[c]
                 split = self.exported["oblivious_trees"][t]["splits"][s]
                 for e in info["ctrs"][_catboost_ctr_entry(info, split)[0]]["elements"]:
-                    if "float_feature_index" in e:   # a binarized float: only which side of its border matters
-                        borders.setdefault(float_flat[e["float_feature_index"]], []).append(e.get("border", np.nan))
-            borders = {f: np.unique(np.asarray(b, np.float32)) for f, b in borders.items()}
-            self._seen[group] = (which, {f: b if not np.isnan(b).any() else self.borders[f] for f, b in borders.items()})
+                    if "float_feature_index" in e:   # a binarized float: only which side of its border matters (none listed: all of the feature's)
+                        f = float_flat[e["float_feature_index"]]
+                        borders.setdefault(f, []).extend([e["border"]] if "border" in e else model_borders[f])
+            self._seen[group] = (which, {f: np.unique(np.asarray(b, np.float32)) for f, b in borders.items()})
         return self._seen[group]
 
     def _split_bits(self,
