@@ -9,7 +9,7 @@ import numpy as np
 from .core.games import MarginalGame, exact_shapley, EXACT_MAX_PLAYERS
 from .core.validation import check_bool, check_int, check_n_players, random_generator
 from .core.tabular import (is_frame, is_series, model_feature_names, match_columns, match_frames, is_pipeline,
-                                 one_row_frame, check_unnamed_order, _column_order, _unlabelled, _unknown_categories)
+                                 label_score, one_row_frame, check_unnamed_order, _column_order, _unlabelled, _unknown_categories)
 from .core.scale import ignoring, is_dask_collection
 from .exact.trees import TreeExplainer, tree_ensemble, CategoryCodes
 from .exact.trees.grouped import needs_grouped_splits
@@ -129,24 +129,6 @@ def _output_names(explainer, values: np.ndarray):
     names = getattr(explainer, "output_names", None)
     return list(names) if values.ndim == 3 and names is not None and len(names) == values.shape[2] else None
 
-def _is_classifier(model) -> bool:
-    "Whether `model` is a classifier (scikit-learn's tags, the older `_estimator_type`, or `classes_` with `predict_proba`), whose predict gives labels."
-    try:
-        from sklearn.base import is_classifier
-        if is_classifier(model): return True
-    except (AttributeError, TypeError, ValueError): pass        # not a scikit-learn estimator: the conventions below
-    return getattr(model, "_estimator_type", None) == "classifier" or (hasattr(model, "classes_") and hasattr(model, "predict_proba"))
-
-def _label_kind(model) -> str | None:
-    "'classifier', 'outlier detector' or 'clusterer' when `model`'s predict gives labels (classes, ±1, cluster ids); else None."
-    if _is_classifier(model): return "classifier"
-    kind = getattr(model, "_estimator_type", None)          # scikit-learn before 1.6
-    try:
-        from sklearn.utils import get_tags
-        kind = get_tags(model).estimator_type
-    except (ImportError, AttributeError, TypeError, ValueError): pass   # older scikit-learn, or not one of its estimators
-    return {"outlier_detector": "outlier detector", "clusterer": "clusterer"}.get(kind)
-
 def _is_scalar(value) -> bool:
     "Whether a detail is a number, a flag, a word or None (not an array, a design or a fitted model)."
     return value is None or isinstance(value, (bool, int, float, str, np.bool_, np.integer, np.floating))
@@ -172,20 +154,13 @@ def _row_se_details(se: list, notes: list) -> dict | None:
 # %% ../nbs/41_explain.ipynb #ed989f24
 def _refuse_labels(model, # a model explained through its predict
                    why: str = "", # said after the message: why no exact route took it
+                   X=None,        # its matched rows, whose first asks the model the form of its probabilities (None: its attributes say)
                   ) -> None:
-    "A ValueError naming the score to explain instead if `model`'s predict gives labels (a classifier, an outlier detector, a clusterer)."
-    kind = _label_kind(model)
-    if kind is None: return
-    has = lambda method: hasattr(model, method)
-    several = isinstance(getattr(model, "classes_", None), list)   # a multi-output classifier: predict_proba is one array per target
-    labels, score = {
-        "classifier": ("class labels", ("lambda X: model.predict_proba(X)[0][:, 1]" if several else
-                                        "lambda X: model.predict_proba(X)[:, 1]") if has("predict_proba") else
-                       "lambda X: model.decision_function(X)" if has("decision_function") else "a score of the model"),
-        "outlier detector": ("labels (1 inlier, -1 outlier)", "lambda X: model.score_samples(X)" if has("score_samples") else
-                             "lambda X: model.decision_function(X)" if has("decision_function") else "a score of the model"),
-        "clusterer": ("cluster ids", "lambda X: model.transform(X)[:, 0] (the distance to cluster 0)" if has("transform")
-                      else "a score of the model")}[kind]
+    "A ValueError naming the score to explain instead (`label_score`) if `model`'s predict gives labels (a classifier, an outlier detector, a clusterer)."
+    found = label_score(model, None if X is None else _row_block(X, 0, 1))
+    if found is None: return
+    kind, labels, score = found
+    if kind == "clusterer" and score.startswith("lambda"): score += " (the distance to cluster 0)"
     what = "a probability or a score" if kind == "classifier" else "a score"
     raise ValueError(f"{type(model).__name__} is {'an' if kind[0] in 'aeiou' else 'a'} {kind}: its predict returns {labels}, whose "
                      f"Shapley values mean nothing; explain {what} instead, e.g. explain({score}, X, data=...) (or pass "
@@ -254,7 +229,7 @@ def _explain_model(model, X, method, data, budget, seed, progress, names, option
         values = _exact_rows(explainer, X, progress, executor, method, chunk_size)
         return Explanation(values, explainer.expected_value, data=X, feature_names=names,
                            output_names=_output_names(explainer, values), method=method)
-    _refuse_labels(model); _refuse_dmatrix_booster(model)
+    _refuse_labels(model, X=X); _refuse_dmatrix_booster(model)
     if data is None: raise ValueError(f"method={method!r} on a model needs background data (rows to average missing features over)")
     X, data = _as_fitted_categories(model, X, data)        # text where the model was fitted on categoricals: its predict refuses text
     predict = model.predict if hasattr(model, "predict") else model
@@ -363,7 +338,7 @@ def explain(model_or_game,              # a fitted model (or a predict callable)
         tree_library = type(final).__module__.startswith(("xgboost", "lightgbm", "catboost", "sklearn.ensemble", "sklearn.tree"))
         why = not_tree if tree_library else not_kernel          # the refusal that concerns this model
         if method == "kernelshap":   # a classifier or several outputs first: a budget or data would not help them
-            _refuse_labels(model_or_game, f" (not explained exactly: {why})")
+            _refuse_labels(model_or_game, f" (not explained exactly: {why})", X)
             _refuse_several_outputs(model_or_game, X, f" (not explained exactly: {why})")
         if method == "kernelshap" and data is None:
             raise ValueError(f"method='auto': {type(model_or_game).__name__} is not a model that shapnb explains exactly ({why}), "

@@ -4,6 +4,7 @@
 
 # %% ../../nbs/06_tabular.ipynb #b646aff2
 from __future__ import annotations
+import contextlib
 import inspect
 import re
 import warnings
@@ -12,11 +13,11 @@ import numpy as np
 from .validation import check_coalitions, real_array
 
 # %% auto #0
-__all__ = ['PER_FEATURE_STEPS', 'is_frame', 'is_series', 'check_tabular', 'catboost_json', 'catboost_feature_names',
-           'model_feature_names', 'search_hint', 'match_columns', 'ReorderedColumnsWarning', 'warn_reordered',
+__all__ = ['EXPLAIN_CALL', 'PER_FEATURE_STEPS', 'is_frame', 'is_series', 'check_tabular', 'catboost_json',
+           'catboost_feature_names', 'model_feature_names', 'search_hint', 'is_pipeline', 'label_kind', 'label_score',
+           'explain_call', 'explain_call_for', 'match_columns', 'ReorderedColumnsWarning', 'warn_reordered',
            'check_unnamed_order', 'one_row_frame', 'match_frames', 'HybridRows', 'float_rows', 'check_no_infinity',
-           'is_pipeline', 'nested_pipeline_error', 'per_feature_steps', 'column_sources', 'in_input_order',
-           'through_steps']
+           'nested_pipeline_error', 'per_feature_steps', 'column_sources', 'in_input_order', 'through_steps']
 
 # %% ../../nbs/06_tabular.ipynb #5d15a107
 def is_frame(X, # anything
@@ -178,6 +179,91 @@ def search_hint(model, # the object an exact explainer refused
     "The clause a refusal adds for a fitted search (its `best_estimator_` is the model to explain); '' for anything else."
     return f"; a fitted {type(model).__name__} is explained by its best_estimator_" if hasattr(model, "best_estimator_") else ""
 
+# %% ../../nbs/06_tabular.ipynb #92996a16
+EXPLAIN_CALL = "shapnb.explain(model, X, data=background, budget=200)"   # the way out a refusal names: the model through its predict
+
+def _sklearn_named(step, names) -> bool:
+    "Whether `step` is a scikit-learn object whose class is one of `names`."
+    return type(step).__module__.startswith("sklearn.") and type(step).__name__ in names
+
+def is_pipeline(model, # anything: a model, a pipeline, a step
+               ) -> bool:
+    "Whether `model` is a scikit-learn Pipeline."
+    return type(model).__module__.startswith("sklearn.") and isinstance(getattr(model, "steps", None), list)
+
+def _is_classifier(model) -> bool:
+    "Whether `model` is a classifier (scikit-learn's tags, the older `_estimator_type`, or `classes_` with `predict_proba`), whose predict gives labels."
+    try:
+        from sklearn.base import is_classifier
+        if is_classifier(model): return True
+    except (AttributeError, TypeError, ValueError): pass        # not a scikit-learn estimator: the conventions below
+    return getattr(model, "_estimator_type", None) == "classifier" or (hasattr(model, "classes_") and hasattr(model, "predict_proba"))
+
+def label_kind(model, # anything: a model
+              ) -> str | None:
+    "'classifier', 'outlier detector' or 'clusterer' when `model`'s predict gives labels (classes, ±1, cluster ids); else None."
+    if _is_classifier(model): return "classifier"
+    kind = getattr(model, "_estimator_type", None)          # scikit-learn before 1.6
+    try:
+        from sklearn.utils import get_tags
+        kind = get_tags(model).estimator_type
+    except (ImportError, AttributeError, TypeError, ValueError): pass   # older scikit-learn, or not one of its estimators
+    return {"outlier_detector": "outlier detector", "clusterer": "clusterer"}.get(kind)
+
+# %% ../../nbs/06_tabular.ipynb #48d744ed
+def _proba_per_target(model, row=None) -> bool:
+    "Whether `model.predict_proba` gives one array per target (a multi-output classifier): asked of `row` if given, else read off `classes_`."
+    if row is not None:
+        try: return isinstance(model.predict_proba(row), list)
+        except Exception: pass                                  # a model that fails on the row says so later, with the rows
+    return isinstance(getattr(model, "classes_", None), list) and not _sklearn_named(model, ("ClassifierChain",))   # a chain's: one array
+
+def label_score(model,    # anything: a model
+                row=None, # one row of the model's input, to ask the model the form of its probabilities (None: its attributes say)
+               ) -> tuple | None:
+    "(label kind, what its predict returns, the function of the rows to explain instead) when `model`'s predict gives labels; None otherwise."
+    kind = label_kind(model)
+    if kind is None: return None
+    has = lambda method: hasattr(model, method)
+    if kind == "classifier":
+        return kind, "class labels", (("lambda X: model.predict_proba(X)[0][:, 1]" if _proba_per_target(model, row) else
+                                       "lambda X: model.predict_proba(X)[:, 1]") if has("predict_proba") else
+                                      ("lambda X: model.decision_function(X)[:, 1]" if len(getattr(model, "classes_", ())) > 2 else   # a score per class
+                                       "lambda X: model.decision_function(X)") if has("decision_function") else "a score of the model")
+    if kind == "outlier detector":
+        return kind, "labels (1 inlier, -1 outlier)", ("lambda X: model.score_samples(X)" if has("score_samples") else
+                                                       "lambda X: model.decision_function(X)" if has("decision_function") else "a score of the model")
+    return kind, "cluster ids", "lambda X: model.transform(X)[:, 0]" if has("transform") else "a score of the model"
+
+# %% ../../nbs/06_tabular.ipynb #87e154cb
+def _output_count(model) -> int:
+    "How many values per row `model.predict` gives, as far as its fitted attributes say (1 where they say nothing)."
+    model = getattr(model, "best_estimator_", model)
+    if is_pipeline(model): return _output_count(model.steps[-1][1])
+    if _sklearn_named(model, ("MultiOutputRegressor", "RegressorChain")): return len(getattr(model, "estimators_", ()))
+    n = getattr(model, "n_outputs_", 1)
+    return int(n) if isinstance(n, (int, np.integer)) else 1
+
+def explain_call(model, # anything: a model no exact route takes
+                ) -> str:
+    "The `shapnb.explain` call that explains `model` through its predict: a score where it gives labels, output 0 of several, else EXPLAIN_CALL."
+    found = label_score(model)
+    if found is not None and found[2].startswith("lambda"): return f"shapnb.explain({found[2]}, X, data=background, budget=200)"
+    if found is None and _output_count(model) > 1:
+        return "shapnb.explain(lambda X: model.predict(X)[:, 0], X, data=background, budget=200) (output 0; [:, j] for output j)"
+    return EXPLAIN_CALL
+
+@contextlib.contextmanager
+def explain_call_for(model, # the model a refusal within is about
+                    ):
+    "Within it, a ValueError naming EXPLAIN_CALL is raised again (same type) naming `explain_call(model)` instead."
+    try: yield
+    except ValueError as error:
+        try: call = explain_call(model)
+        except Exception: raise error from None             # a model whose attributes fail to read: the refusal as it was
+        if call == EXPLAIN_CALL or EXPLAIN_CALL not in str(error): raise
+        raise type(error)(str(error).replace(EXPLAIN_CALL, call)) from None
+
 # %% ../../nbs/06_tabular.ipynb #bd988317
 def _normal(name: str) -> str: return re.sub(r"\s", "_", name)
 
@@ -204,7 +290,8 @@ def _column_order(columns, names, what: str, against: str) -> list[int]:
     missing = [names[i] for i, j in enumerate(order) if j is None]
     if missing or left:
         parts = ([f"missing {missing}"] if missing else []) + ([f"unexpected {[columns[j] for j in left]}"] if left else [])
-        raise ValueError(f"{what}'s columns do not match {against} {list(names)}: {'; '.join(parts)}")
+        fix = "" if missing else f" (select them first: {what}[names], with the names above)"   # extra columns only
+        raise ValueError(f"{what}'s columns do not match {against} {list(names)}: {'; '.join(parts)}{fix}")
     return order
 
 def _check_width(width: int, n_features, what: str, shape, against: str = "the model was fitted with"):
@@ -518,10 +605,6 @@ def check_no_infinity(X,              # rows: an array, a DataFrame or a Series 
 PER_FEATURE_STEPS = ("StandardScaler", "MinMaxScaler", "MaxAbsScaler", "RobustScaler", "QuantileTransformer",
                      "PowerTransformer", "SimpleImputer")   # scikit-learn transforms whose output column j reads input column j alone
 
-def _sklearn_named(step, names) -> bool:
-    "Whether `step` is a scikit-learn object whose class is one of `names`."
-    return type(step).__module__.startswith("sklearn.") and type(step).__name__ in names
-
 def _per_feature(step, encoders: bool = False) -> bool:
     "Whether a step maps each feature on its own, in place: one of PER_FEATURE_STEPS (with `encoders` also an OrdinalEncoder), an identity, or a Pipeline of such."
     if is_pipeline(step): return all(_per_feature(s, encoders) for _, s in step.steps)
@@ -536,11 +619,6 @@ def _part_ok(part, encoders: bool) -> bool:
 def _reorders(step, encoders: bool = True) -> bool:
     "Whether a step is a ColumnTransformer whose every part maps its columns on its own (or drops or passes them)."
     return _sklearn_named(step, ("ColumnTransformer",)) and all(_part_ok(t, encoders) for _, t, _ in step.transformers_)
-
-def is_pipeline(model, # anything: a model, a pipeline, a step
-               ) -> bool:
-    "Whether `model` is a scikit-learn Pipeline."
-    return type(model).__module__.startswith("sklearn.") and isinstance(getattr(model, "steps", None), list)
 
 def nested_pipeline_error(name: str, # the step that is itself a Pipeline
                          ) -> ValueError:
@@ -566,13 +644,13 @@ def per_feature_steps(model,                 # a fitted model, or a scikit-learn
             if bad: step = bad[0][1]
             raise ValueError(f"unsupported model Pipeline: its {what} ({type(step).__name__}) is not a per-feature "
                              f"transform, so {why} (the steps that keep each feature on its own: {', '.join(PER_FEATURE_STEPS)}, "
-                             f"the imputer only without add_indicator{extra}); explain the pipeline by its predict with data= "
-                             "(method='exact' or 'kernelshap')")
+                             f"the imputer only without add_indicator{extra}); explain the pipeline through its predict: {EXPLAIN_CALL}")
     return (Pipeline(acting) if acting else None), model.steps[-1][1]
 
 def _width_error(n_in, width) -> ValueError:
     return ValueError(f"unsupported model Pipeline: its steps turn {n_in} input features into {width}, so they do not map "
-                      "each feature on its own; explain the pipeline by its predict with data=")
+                      "each feature on its own (a SimpleImputer drops the columns that were missing throughout its fit, unless "
+                      f"keep_empty_features=True); explain the pipeline through its predict: {EXPLAIN_CALL}")
 
 def column_sources(steps, # the steps of per_feature_steps(..., encoders=True), a fitted Pipeline
                    n_in: int, # the number of the pipeline's input features
@@ -584,10 +662,10 @@ def column_sources(steps, # the steps of per_feature_steps(..., encoders=True), 
         if width != len(source): raise _width_error(n_in, width)   # an earlier step dropped a column
         if not _sklearn_named(step, ("ColumnTransformer",)): continue   # in place
         if getattr(step, "sparse_output_", False):
-            raise ValueError("unsupported model Pipeline: its ColumnTransformer gives sparse output; explain the pipeline by its predict with data=")
+            raise ValueError(f"unsupported model Pipeline: its ColumnTransformer gives sparse output; explain the pipeline through its predict: {EXPLAIN_CALL}")
         inputs = getattr(step, "_transformer_to_input_indices", None)   # scikit-learn's own record of each part's columns
         if inputs is None: raise ValueError("this scikit-learn version's ColumnTransformer does not say which columns each part read; "
-                                            "explain the pipeline by its predict with data=")
+                                            f"explain the pipeline through its predict: {EXPLAIN_CALL}")
         out = np.full(sum(s.stop - s.start for s in step.output_indices_.values()), -1)
         for name, where in step.output_indices_.items():
             columns = np.asarray(inputs[name], int)
@@ -595,7 +673,7 @@ def column_sources(steps, # the steps of per_feature_steps(..., encoders=True), 
             out[where] = source[columns[: where.stop - where.start]]
         if (out < 0).any() or len(set(out.tolist())) < len(out):
             raise ValueError("unsupported model Pipeline: its ColumnTransformer reads a column twice or leaves an output column "
-                             "unexplained; explain the pipeline by its predict with data=")
+                             f"unexplained; explain the pipeline through its predict: {EXPLAIN_CALL}")
         source = out
     return source
 

@@ -15,7 +15,7 @@ from ..core.indices import (IndexMeasure, check_semivalue, semivalue_measure, ch
                                  _gauss_jacobi_rule, _pair_values, _k_sii_first)
 from ..core.scale import is_dask_collection, explain_collection, explain_rows, check_executor
 from ..core.tabular import (model_feature_names, search_hint, match_columns, float_rows, is_frame, is_series, warn_reordered, check_unnamed_order, per_feature_steps, is_pipeline, nested_pipeline_error,
-                                 column_sources, through_steps, in_input_order, _width_error)
+                                 column_sources, through_steps, in_input_order, _width_error, EXPLAIN_CALL, explain_call_for)
 from ..core.explanation import Explanation
 
 # %% auto #0
@@ -562,8 +562,7 @@ def kernel_expansion(model, # a fitted SVR, NuSVR, OneClassSVM, SVC, NuSVC, Kern
     if type(model) not in supported:   # a subclass may change predict (a log target, a scale): its expansion is not its output
         parent = next(c for c in supported if isinstance(model, c))
         raise ValueError(f"unsupported model {type(model).__name__}: a subclass of {parent.__name__}, whose predict may differ from "
-                         f"the {parent.__name__} kernel expansion; explain it by its predict with data= (method='exact' or "
-                         "'kernelshap')")
+                         f"the {parent.__name__} kernel expansion; explain its predict: {EXPLAIN_CALL}")
     fitted = "alpha_" if isinstance(model, GaussianProcessRegressor) else "dual_coef_"   # a GP predicts unfitted too
     try: check_is_fitted(model, fitted)
     except NotFittedError: raise ValueError(f"this {type(model).__name__} is not fitted yet: call fit before explaining it") from None
@@ -624,7 +623,8 @@ class ProductKernelExplainer:
                  tol: float = 1e-12,           # with m="auto": two successive rules agree to tol × the row's largest |value| (per output)
                 ):
         self.model = model
-        self.preprocess, self.preprocess_columns, (self.support, self.alpha, self.intercept, self.kernel, self.gamma) = kernel_pipeline(model)
+        with explain_call_for(model):   # a refusal names the call that explains this model through its predict
+            self.preprocess, self.preprocess_columns, (self.support, self.alpha, self.intercept, self.kernel, self.gamma) = kernel_pipeline(model)
         final = model.steps[-1][1] if is_pipeline(model) else model   # a pipeline of passthrough steps too
         self.n_features = self.support.shape[1]
         self.feature_names = model_feature_names(model)          # None when the model was fitted on an array

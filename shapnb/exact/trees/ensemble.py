@@ -11,7 +11,7 @@ from numba import njit
 from ...core.quadrature import exact_nodes, product_shapley
 from ...core.validation import check_bool, check_int, check_coalitions, holds_text
 from ...core.tabular import (is_frame, is_series, match_columns, model_feature_names, search_hint, catboost_json, catboost_feature_names, is_pipeline, per_feature_steps,
-                                 column_sources, through_steps, in_input_order, _width_error)
+                                 column_sources, through_steps, in_input_order, _width_error, EXPLAIN_CALL, explain_call_for)
 
 # %% auto #0
 __all__ = ['DECISION_LE', 'DECISION_LT', 'DECISION_CATEGORY', 'MISSING_NAN', 'MISSING_AS_ZERO', 'MISSING_ZERO_OR_NAN',
@@ -712,8 +712,7 @@ def _from_sklearn_gbm(model) -> TreeEnsemble:
     x0 = np.zeros((1, model.n_features_in_), np.float32)
     if model.init_ != "zero" and type(model.init_).__name__ not in ("DummyRegressor", "DummyClassifier"):
         raise ValueError(f"unsupported model: GradientBoosting with init={type(model.init_).__name__} has no constant base (its "
-                         "trees add to the init model's prediction); expected the default init, or explain it by its predict "
-                         "with data= (method='exact' or 'kernelshap')")
+                         f"trees add to the init model's prediction); expected the default init, or explain its predict: {EXPLAIN_CALL}")
     if getattr(model.init_, "strategy", None) in ("stratified", "uniform"):   # a Dummy that draws its prediction at random
         raise ValueError(f"GradientBoosting with init=DummyClassifier(strategy={model.init_.strategy!r}) has a random base, one draw "
                          "per row; expected a constant init ('prior', the default, 'most_frequent' or 'constant')")
@@ -976,8 +975,8 @@ def _from_xgboost(model, iteration_range=None, missing=None) -> TreeEnsemble:
     if gbm["name"] not in ("gbtree", "dart"):
         raise ValueError(f"unsupported model: XGBoost booster {gbm['name']!r} is not supported; expected 'gbtree' or 'dart'. "
                          "A 'gblinear' model has no trees: it is linear in the features, so its interventional Shapley values "
-                         "are each weight times (x_j - the background's mean of x_j); explain it by its predict with background "
-                         "rows: shapnb.explain(model, X, data=background, budget=200) (exact when the budget covers every coalition)")
+                         "are each weight times (x_j - the background's mean of x_j); explain its predict with background "
+                         f"rows: {EXPLAIN_CALL} (exact when the budget covers every coalition)")
     forest = gbm["model"] if gbm["name"] == "gbtree" else gbm["gbtree"]["model"]
     weight = np.asarray(gbm["weight_drop"], np.float32) if gbm["name"] == "dart" else None   # dart: each tree's weight in predict
     if weight is not None and weight.shape != (len(forest["trees"]),):
@@ -1020,7 +1019,7 @@ def _from_xgboost(model, iteration_range=None, missing=None) -> TreeEnsemble:
         raise ValueError(f"this XGBoost model's margin is infinite ({base.tolist()[:4]}: base_score="
                          f"{learner['learner_model_param'].get('base_score')} under objective {learner.get('objective', {}).get('name')!r}, "
                          "e.g. a log link of an all-zero target), so no values add up to it: refit with base_score inside the "
-                         "link's domain, or explain its predict with data= (method='exact' or 'kernelshap')")
+                         f"link's domain, or explain its predict: {EXPLAIN_CALL}")
     exact = _xgboost_base_margin(learner, k)
     rounding = 2 * len(trees) * np.finfo(np.float32).eps * max(np.abs(margin).max(), np.abs(leaves).max())   # that sum's, at most
     if exact is not None and np.allclose(exact, base, rtol=1e-5, atol=1e-5 * max(1.0, np.abs(base).max()) + rounding): base = exact
@@ -1289,7 +1288,7 @@ def _catboost_ctr_codes(exported: dict, # a CatBoost model's JSON export (`catbo
             raise GroupedSplitsNeeded(f"unsupported model: this CatBoost model splits on a target statistic (CTR) of a combination of features "
                                       f"{combined}, a function of several features at once, which a tree's per-feature game cannot hold; "
                                       f"{_GROUPED_WAY}; or fit with max_ctr_complexity=1, so that every target statistic is of one "
-                                      "categorical feature, or explain its predict: shapnb.explain(model, X, data=background, budget=200)")
+                                      f"categorical feature, or explain its predict: {EXPLAIN_CALL}")
         used[s["split_index"]] = (i, cat_flat[elements[0]["cat_feature_index"]], float(np.float32(s["border"])), s)
     borders, name = {}, {}                                # flat column -> CTR entry -> its borders split on, ascending; its name
     for i, f, b, _ in used.values():
@@ -1446,7 +1445,11 @@ def tree_ensemble(model,                # a fitted scikit-learn DecisionTree, Ra
                   iteration_range=None, # XGBoost and LightGBM: the boosting rounds (begin, end) to explain, with XGBoost's meaning (end 0: the default); None: those `predict` uses
                   missing=None,         # XGBoost: the value its DMatrix read as missing (a raw Booster does not store it); None: the wrapper's own, else NaN
                  ) -> TreeEnsemble:
-    "Convert a fitted tree model of scikit-learn, XGBoost, LightGBM or CatBoost into a `TreeEnsemble`."
+    "Convert a fitted tree model of scikit-learn, XGBoost, LightGBM or CatBoost into a `TreeEnsemble`; a refusal names the call that explains the model through its predict (`explain_call`)."
+    with explain_call_for(model): return _converted(model, iteration_range, missing)
+
+def _converted(model, iteration_range, missing) -> TreeEnsemble:
+    "`tree_ensemble`'s conversion, its refusals naming EXPLAIN_CALL."
     if is_pipeline(model): return _behind_steps(model, iteration_range, missing)
     module, name = type(model).__module__, type(model).__name__
     check_booster_options(model, iteration_range, missing)
@@ -1470,7 +1473,7 @@ def tree_ensemble(model,                # a fitted scikit-learn DecisionTree, Ra
     if module.startswith("catboost.") and hasattr(model, "save_model") and hasattr(model, "calc_leaf_indexes"): return _from_catboost(model)
     raise ValueError(f"unsupported model {module}.{name}; expected a fitted scikit-learn DecisionTree, RandomForest, ExtraTrees, "
                      f"(Hist)GradientBoosting, IsolationForest, an XGBoost, a LightGBM or a CatBoost model{search_hint(model)}; any other "
-                     "model is explained through its predict, with background rows: shapnb.explain(model, X, data=background, budget=200)")
+                     f"model is explained through its predict, with background rows: {EXPLAIN_CALL}")
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #4f908cfd
 def _behind_steps(pipeline,             # a fitted scikit-learn Pipeline of per-feature steps (notebook 06) ending in a tree model
@@ -1487,7 +1490,7 @@ def _behind_steps(pipeline,             # a fitted scikit-learn Pipeline of per-
     if len(source) != reader.n_features: raise _width_error(n_in, reader.n_features)
     if reader.source == "CatBoost" and reader.categorical is not None:   # its hashes of the steps' numbers are not its fit's
         raise ValueError("unsupported model Pipeline: its final CatBoost model has categorical features behind the steps; "
-                         "explain the pipeline by its predict with data= (method='exact' or 'kernelshap')")
+                         f"explain the pipeline through its predict: {EXPLAIN_CALL}")
     e = copy.copy(reader)                             # the trees; the reader keeps the final model's own reading of rows
     e.categorical = e.pandas_categorical = None       # (read by `reader`, in its own columns' order)
     if not np.array_equal(source, np.arange(n_in)):   # reordered or dropped: each split relabelled with its input feature

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from numba import njit, prange
 from ...core.indices import semivalue_measure
-from ...core.tabular import catboost_feature_names, match_columns, is_frame, is_series
+from ...core.tabular import catboost_feature_names, match_columns, is_frame, is_series, EXPLAIN_CALL, explain_call_for
 from .ensemble import (GroupedSplitsNeeded, _catboost_checked_json, _catboost_ctr_codes, _catboost_ctr_entry, _catboost_flat,
                                          _catboost_split_refused)
 
@@ -25,7 +25,7 @@ def split_groups(exported: dict, # a CatBoost model's JSON export (`catboost_jso
     if "oblivious_trees" not in exported:
         raise ValueError("unsupported model: this CatBoost model has non-symmetric trees (grow_policy 'Depthwise' or 'Lossguide') "
                          "whose splits read several features (CTRs of feature combinations); fit with grow_policy='SymmetricTree' "
-                         "(the default), or with max_ctr_complexity=1, or explain its predict: shapnb.explain(model, X, data=background, budget=200)")
+                         f"(the default), or with max_ctr_complexity=1, or explain its predict: {EXPLAIN_CALL}")
     info = exported["features_info"]
     float_flat, cat_flat = _catboost_flat(info, "float_features"), _catboost_flat(info, "categorical_features")
     def reads(split) -> tuple:
@@ -262,7 +262,7 @@ class GroupedTrees:
                  model, # a fitted CatBoost model of oblivious trees (float, one-hot, CTR and combination-CTR splits)
                 ):
         exported = _catboost_checked_json(model)
-        self.groups = split_groups(exported)
+        with explain_call_for(model): self.groups = split_groups(exported)   # a refusal names the call that explains this model
         info, trees = exported["features_info"], exported["oblivious_trees"]
         scale, bias = exported["scale_and_bias"]
         self.base = np.atleast_1d(np.asarray(bias, np.float64))
