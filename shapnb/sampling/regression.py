@@ -75,7 +75,8 @@ def solve_constrained_wls(Z,                    # (k, p) coalition matrix; rows 
         keep = sv > rcond * sv[0] if len(sv) and sv[0] > 0 else np.zeros(len(sv), bool)
         if keep.sum() < p - 1:
             warnings.warn(f"the weighted design identifies only {keep.sum()} of the {p - 1} free directions of phi "
-                          f"(p={p}, {k} coalitions); returning the minimum-norm solution (closest to the equal split)",
+                          f"(p={p}, {k} coalitions); the others stay at the equal split (the minimum-norm solution"
+                          f"{', the identified ones shrunk toward it by the ridge' if ridge > 0 else ''})",
                           IllConditionedWarning, stacklevel=2)
         if ridge > 0:   # every direction shrunk by sv^2 / (sv^2 + lam); an unidentified one (sv ~ 0) stays at the equal split
             lam = ridge * (sv ** 2).sum() / (p - 1)
