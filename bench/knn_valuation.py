@@ -12,7 +12,7 @@ averaged over the test points. The script checks them against `exact_shapley` at
 standardised errors (value - exact) / se, the share outside +-1.96, the largest |z| and the root mean squared error
 (seeds 0..SEEDS-1):
 
-  python bench/knn_valuation.py [SEEDS]        # default 3; about ten minutes on one core
+  python bench/knn_valuation.py [SEEDS] [METHOD ...]   # default 3 seeds, every method; about ten minutes on one core
 
 A 95% interval that holds has rms z near 1 and about 5% outside."""
 import os
@@ -67,11 +67,13 @@ def check_closed_form():
     assert gap < 1e-12, gap
     return gap
 
-def run(seeds: int):
+def run(seeds: int, only=()):
     print(f"closed form against exact_shapley at p = 10: {check_closed_form():.1e}")
     methods = {"shapleig": lambda u, p, b, s: shapnb.shapleig(u, p, b, seed=s, progress=False),
                "kernel_shap": lambda u, p, b, s: shapnb.kernel_shap(u, p, b, seed=s),
                "gp_surrogate_shap": lambda u, p, b, s: shapnb.gp_surrogate_shap(u, p, b, seed=s)}
+    if bad := set(only) - set(methods): raise SystemExit(f"unknown methods {sorted(bad)}; expected some of {list(methods)}")
+    methods = {k: v for k, v in methods.items() if not only or k in only}
     print("| method | p | runs | root mean squared error | rms z | outside ±1.96 | largest |z| | seconds per run |")
     print("|---|---|---|---|---|---|---|---|")
     for p in (50, 100):
@@ -93,4 +95,4 @@ def run(seeds: int):
                   f"{np.abs(z).max():.1f} | {np.mean(seconds):.1f} |")
 
 if __name__ == "__main__":
-    run(int(sys.argv[1]) if len(sys.argv) > 1 else 3)
+    run(int(sys.argv[1]) if len(sys.argv) > 1 else 3, sys.argv[2:])
