@@ -9,7 +9,7 @@ import numpy as np
 from .core.games import MarginalGame, exact_shapley, EXACT_MAX_PLAYERS
 from .core.validation import check_bool, check_int, check_n_players, random_generator
 from .core.tabular import (is_frame, is_series, model_feature_names, match_columns, match_frames, is_pipeline,
-                                 label_score, one_row_frame, check_unnamed_order, _column_order, _unlabelled, _unknown_categories)
+                                 label_kind, label_score, one_row_frame, check_unnamed_order, _column_order, _unlabelled, _unknown_categories)
 from .core.scale import ignoring, is_dask_collection
 from .exact.trees import TreeExplainer, tree_ensemble, CategoryCodes
 from .exact.trees.grouped import needs_grouped_splits
@@ -157,9 +157,10 @@ def _refuse_labels(model, # a model explained through its predict
                    X=None,        # its matched rows, whose first asks the model the form of its probabilities (None: its attributes say)
                   ) -> None:
     "A ValueError naming the score to explain instead (`label_score`) if `model`'s predict gives labels (a classifier, an outlier detector, a clusterer)."
-    found = label_score(model, None if X is None else _row_block(X, 0, 1))
-    if found is None: return
-    kind, labels, score = found
+    if label_kind(model) is None: return
+    try: row = None if X is None else _row_block(X, 0, 1)
+    except Exception: row = None                      # rows the probe cannot slice: the model's attributes say
+    kind, labels, score = label_score(model, row)
     if kind == "clusterer" and score.startswith("lambda"): score += " (the distance to cluster 0)"
     what = "a probability or a score" if kind == "classifier" else "a score"
     raise ValueError(f"{type(model).__name__} is {'an' if kind[0] in 'aeiou' else 'a'} {kind}: its predict returns {labels}, whose "
