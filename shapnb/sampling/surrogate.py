@@ -359,8 +359,11 @@ def surrogate_shap(game,                      # callable on a boolean (k, p) coa
     if not d.enumerated and bootstrap is not None and note is None: warn_few_replicates(n_boot)
     if not d.enumerated and (correction != "full" or (bootstrap is not None and note is None)):
         boot = (replicate_multiplicities(d, "symmetric", n_boot, rng) @ T) @ A.T   # the SE, and tr Σ for the weight
-    spread = np.var(phi_folds, axis=0, ddof=1) if K > 1 else np.zeros(p)
-    inflation = float(student_t.ppf(0.975, max(residual_df(d), 1)) / student_t.ppf(0.975, np.inf))
+    unbiased_se = None                                           # the design-unbiased estimate's SE: its replicates and the folds' spread
+    if boot is not None:
+        spread = np.var(phi_folds, axis=0, ddof=1) if K > 1 else np.zeros(p)
+        inflation = float(student_t.ppf(0.975, max(residual_df(d), 1)) / student_t.ppf(0.975, np.inf))
+        unbiased_se = inflation * np.sqrt(replicate_se(phi_g + phi_0 + boot) ** 2 + spread)
     phi, refit = phi_g + phi_0 + delta, None                     # the design-unbiased estimate
     if correction == "shrunk" and not d.enumerated:
         weight = shrinkage_weight(delta, float(np.var(boot, axis=0, ddof=1).sum()))
@@ -368,15 +371,14 @@ def surrogate_shap(game,                      # callable on a boolean (k, p) coa
     elif correction == "shrunk-refit" and not d.enumerated:     # towards one surrogate fitted to every evaluated coalition
         refit = fit_surrogate(template, *training(np.ones(len(Z), bool)), seed=int(rng.integers(2 ** 31))).shapley()
         refit = refit + (v1 - v0 - refit.sum()) / p              # efficient, as the estimate is
-        noise = inflation ** 2 * float((np.var(boot, axis=0, ddof=1) + spread).sum())   # its squared SEs: replicates and folds
-        weight = shrinkage_weight(phi - refit, noise)
+        weight = shrinkage_weight(phi - refit, float((unbiased_se ** 2).sum()))   # its squared SEs as the noise
         phi = refit + weight * (phi - refit)
     added = phi - phi_g                                          # what the estimate adds to the folds' surrogates
     se, reps, used = None, None, None
     if d.enumerated: se, used, note = np.zeros(p), "none (every coalition evaluated: exact)", None
     elif bootstrap is not None and note is None:
         reps = phi_g + phi_0 + boot                            # the design-unbiased estimate's replicates
-        se, used = inflation * np.sqrt(replicate_se(reps) ** 2 + spread), "symmetric"
+        se, used = unbiased_se, "symmetric"
         still = without_spread(se, phi, y, v0, v1)
         scale = float(np.abs(np.append(y, v1) - v0).max())          # the game's range, in the units of 2^e
         if still.any(): se, reps, used, note = None, None, None, _no_spread_note(d, still)
