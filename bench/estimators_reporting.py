@@ -17,7 +17,8 @@ the squared error), "seconds" (CPU seconds of the call), "coverage" (fraction of
 exact value; null without an interval), "n_evals"}. `tune` compares the surrogate's variants (kind, folds) on the tuning
 half and the coverage of its intervals by budget, and writes the runs and a summary; `tune-se` the coverage on the
 tuning half (5 seeds, budgets 2p+6, 3p, 4p, 8p) of the candidate standard-error rules of notebook 25, computed from the
-estimator's own bootstrap replicates, fold values and residual degrees of freedom. BLAS threads are limited to one.
+estimator's own bootstrap replicates, fold values and residual degrees of freedom. Both ran with the design-unbiased
+correction ("full", the default until 2026-12-07); the default correction is chosen by bench/surrogate_corrections.py. BLAS threads are limited to one.
 The games are found by the one lookup, tests/benchmark_games.py ($SHAPNB_GAMES_DIR, else ../shared/games/precomputed)."""
 import os
 for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"): os.environ.setdefault(_v, "1")
@@ -46,11 +47,11 @@ METHODS = {
     "leverage_shap": lambda g, p, b, s: leverage_shap(g, p, b, seed=s),
     "regression_msr": lambda g, p, b, s: regression_msr(g, p, b, seed=s),
 }
-VARIANTS = {   # tuning: surrogate kinds and folds (MSE only), against kernel_shap and regression_msr
-    "trees K=5": lambda g, p, b, s: surrogate_shap(g, p, b, seed=s, bootstrap=None),
-    "trees K=10": lambda g, p, b, s: surrogate_shap(g, p, b, seed=s, n_folds=10, bootstrap=None),
-    "linear+trees K=5": lambda g, p, b, s: surrogate_shap(g, p, b, seed=s, surrogate="linear+trees", bootstrap=None),
-    "linear K=5": lambda g, p, b, s: surrogate_shap(g, p, b, seed=s, surrogate="linear", bootstrap=None),
+VARIANTS = {   # tuning: surrogate kinds and folds (MSE only, the design-unbiased correction), against kernel_shap and regression_msr
+    "trees K=5": lambda g, p, b, s: surrogate_shap(g, p, b, seed=s, correction="full", bootstrap=None),
+    "trees K=10": lambda g, p, b, s: surrogate_shap(g, p, b, seed=s, n_folds=10, correction="full", bootstrap=None),
+    "linear+trees K=5": lambda g, p, b, s: surrogate_shap(g, p, b, seed=s, surrogate="linear+trees", correction="full", bootstrap=None),
+    "linear K=5": lambda g, p, b, s: surrogate_shap(g, p, b, seed=s, surrogate="linear", correction="full", bootstrap=None),
     "kernel_shap": lambda g, p, b, s: kernel_shap(g, p, b, seed=s, bootstrap=None),
     "regression_msr": lambda g, p, b, s: regression_msr(g, p, b, seed=s),
 }
@@ -92,7 +93,7 @@ def se_rules(files) -> dict:
         g = load_table_game(games_dir() / f); p = g.n_players; truth = g.exact_shapley()
         for label, budget in (("2p+6", 2 * p + 6), ("3p", 3 * p), ("4p", 4 * p), ("8p", 8 * p)):
             for seed in SEEDS:
-                e = surrogate_shap(g, p, budget, seed=seed)
+                e = surrogate_shap(g, p, budget, seed=seed, correction="full")
                 if e.se is None: continue
                 err, boot = np.abs(e.values - truth), replicate_se(e.replicates)
                 spread, nu = np.var(e.fold_values, axis=0, ddof=1), residual_df(e.design)
@@ -129,8 +130,8 @@ if __name__ == "__main__":
         if mode == "tune":
             files = json.loads((RESULTS / "tuning_games.json").read_text())["games"]
             runs = sweep(files, VARIANTS, range(2), labels=("2p", "3p", "4p", "8p"))
-            runs += [dict(r, method="surrogate_shap (intervals)")
-                     for r in sweep(files, {"s": METHODS["surrogate_shap"]}, SEEDS)]
+            full = lambda g, p, b, s: surrogate_shap(g, p, b, seed=s, correction="full")   # as tuned; the correction: surrogate_corrections.py
+            runs += [dict(r, method="surrogate_shap (intervals)") for r in sweep(files, {"s": full}, SEEDS)]
             out = dict(games=files, summary=tune_summary(runs), runs=runs)
             (RESULTS / "surrogate_tuning.json").write_text(json.dumps(out, indent=1) + "\n")
             print(json.dumps(out["summary"], indent=1))

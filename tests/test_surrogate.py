@@ -62,7 +62,7 @@ def test_correction_is_unbiased_brute_force():
     "Over 300 seeds, the mean error is within 4 standard errors of zero; the uncorrected surrogate is not."
     p = 6; g = random_game(p, 5); truth = exact_shapley(g, p)
     stump = DecisionTreeRegressor(max_depth=2, random_state=0)
-    runs = [surrogate_shap(g, p, 44, seed=s, surrogate=stump, n_folds=2, bootstrap=None) for s in range(300)]
+    runs = [surrogate_shap(g, p, 44, seed=s, surrogate=stump, n_folds=2, correction="full", bootstrap=None) for s in range(300)]
     assert all(e.exactly_unbiased for e in runs)
     def z(errors): return np.abs(errors.mean(0) / (errors.std(0, ddof=1) / np.sqrt(len(errors)))).max()
     assert z(np.array([e.values - truth for e in runs])) < 4
