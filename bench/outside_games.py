@@ -11,7 +11,8 @@ against the exact values from the game's full table:
 `run` appends one JSON line per run to bench/results/outside_games.jsonl (a run already there is skipped, so an
 interrupted run resumes); `summary` prints, per method and budget, the coverage of the 95% intervals pooled over
 players and games, the number of games whose coverage is below 50%, and the geometric-mean MSE relative to
-kernel_shap on the same game, budget and seed. Run it on one core: `taskset -c 1 python bench/outside_games.py run`
+kernel_shap on the same game, budget and seed. "gp_surrogate_shap shrunk" is its default before
+correction="shrunk-refit" (2026-12-07), run again beside it. Run it on one core: `taskset -c 1 python bench/outside_games.py run`
 (gp_surrogate_shap takes 1-2 s a run: the three budgets took 27 minutes). The games are found by the one
 lookup, tests/benchmark_games.py ($SHAPNB_GAMES_DIR, else ../shared/games/precomputed)."""
 import os
@@ -35,7 +36,9 @@ def estimators() -> dict:
     from shapnb.sampling.kernelshap import kernel_shap
     from shapnb.sampling.surrogate import surrogate_shap
     from shapnb.bayes.surrogate import gp_surrogate_shap
-    return {"kernel_shap": kernel_shap, "surrogate_shap": surrogate_shap, "gp_surrogate_shap": gp_surrogate_shap}
+    shrunk = lambda game, p, budget, seed: gp_surrogate_shap(game, p, budget, seed=seed, correction="shrunk")
+    return {"kernel_shap": kernel_shap, "surrogate_shap": surrogate_shap, "gp_surrogate_shap": gp_surrogate_shap,
+            "gp_surrogate_shap shrunk": shrunk}
 
 
 def outside_games() -> list[Path]:
