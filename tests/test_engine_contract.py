@@ -148,9 +148,10 @@ def test_leaf_tables_are_the_product_game(path):
     p, features, follows, path_left, fractions, value = path
     ensemble, x, _, a, b, _ = single_path_tree(p, features, follows, path_left, fractions, value)
     tables = leaf_tables(ensemble)
-    assert tables.use.all()
     ref = reference(p, features, a, b, value)
-    close(table_values(ensemble, x, tables)[0, :, 0], ref)
+    if len(features) > 1:     # one split is an oblivious tree: notebook 11 solves each of its leaves once, without tables
+        assert tables.use.all()
+        close(table_values(ensemble, x, tables)[0, :, 0], ref)
     close(TreeExplainer(ensemble).shap_values(x), ref)        # shallow: the explainer takes the tables
 
 

@@ -186,7 +186,7 @@ def test_bad_input_is_a_clear_error():
     with pytest.raises(ValueError, match="support vector matrix contains non-finite"):
         product_kernel_shapley(X[0], np.where(Z > 1, np.nan, Z), alpha, "rbf", 1.0)
     with pytest.raises(ValueError, match="one value per feature"): product_kernel_shapley(X[0], Z, alpha, "laplacian", np.ones(3))
-    with pytest.raises(ValueError, match="gamma must be positive"): product_kernel_shapley(X[0], Z, alpha, "rbf", np.inf)
+    with pytest.raises(ValueError, match="gamma must be finite and >= 0"): product_kernel_shapley(X[0], Z, alpha, "rbf", np.inf)
     with pytest.raises(ValueError, match="non-finite"): product_kernel_shapley(X[0], Z, alpha, lambda x, Z: np.full(Z.shape, np.inf))
     with pytest.raises(ValueError, match="kernel factors must be a matrix"): kernel_game_shapley(np.ones(3), np.ones(3))
     with pytest.raises(ValueError, match="support vectors must be a matrix"): product_kernel_shapley(X[0], Z[0], alpha, "rbf", 1.0)

@@ -12,8 +12,8 @@ from .validation import check_int, check_bool
 from .beta import check_product_factors
 
 # %% auto #0
-__all__ = ['MAX_NODES', 'SAFE_LOG_RANGE', 'check_nodes', 'gauss_legendre_01', 'exact_nodes', 'check_representable',
-           'product_shapley', 'AutoQuadrature', 'product_shapley_auto']
+__all__ = ['MAX_NODES', 'SAFE_LOG_RANGE', 'RULE_ELEMENTS', 'check_nodes', 'gauss_legendre_01', 'exact_nodes',
+           'check_representable', 'product_shapley', 'AutoQuadrature', 'product_shapley_auto']
 
 # %% ../../nbs/03_gauss_legendre.ipynb #45e7b2f7
 def _legendre_near_one(m: int, s: np.ndarray):
@@ -143,7 +143,18 @@ def _halve_overflowing(a, b):
     if not over.any(): return a, b, np.zeros(a.shape[:-1])
     return np.where(over, a / 2, a), np.where(over, b / 2, b), over.sum(-1) * np.log(2.0)
 
+RULE_ELEMENTS = 1 << 22   # numbers in one (games, nodes, players) array of a rule: larger batches go in chunks (32 MB each)
+
 def _rule_values(a, b, c, t, u, w):
+    "`_rule_block` over the games in chunks whose (games, nodes, players) arrays hold at most RULE_ELEMENTS numbers."
+    a, b = np.broadcast_arrays(a, b)
+    c = np.broadcast_to(c, a.shape[:-1])
+    if a.ndim == 1 or a.size * len(t) <= RULE_ELEMENTS: return _rule_block(a, b, c, t, u, w)
+    if len(a) == 1: return _rule_values(a[0], b[0], c[0], t, u, w)[None]     # the chunk is inside the next axis
+    per = max(1, RULE_ELEMENTS // (len(t) * (a.size // len(a))))          # slices of the first axis per chunk
+    return np.concatenate([_rule_values(a[lo:lo + per], b[lo:lo + per], c[lo:lo + per], t, u, w) for lo in range(0, len(a), per)])
+
+def _rule_block(a, b, c, t, u, w):
     "$c\\,(a_i-b_i)\\sum_q w_q\\prod_{j\\ne i}F_j(t_q)$ for checked factors and a rule `(t, 1 − t, w)`: log space, then one exp."
     a, b, log_k = _halve_overflowing(a, b)               # a_i − b_i beyond the largest double, though every v(S) is finite
     log_int, sign_int = _product_shapley_integrals(a, b, t, u, w)

@@ -281,13 +281,13 @@ def kernel_game_shapley(factors,                       # K[n, j] = k_j(x_j, z_nj
 SUPPORTED_KERNELS = ("rbf", "laplacian")
 
 def _check_gamma(gamma, p: int) -> np.ndarray:
-    "Validate the inverse length scale(s): a positive number or one per feature."
+    "Validate the inverse length scale(s): a number >= 0 or one per feature (0: a constant factor, its feature null)."
     if gamma is None: raise ValueError("gamma is required for the kernels 'rbf' and 'laplacian'")
     if isinstance(gamma, (bool, np.bool_)): raise TypeError(f"gamma must be a number or one per feature, got {gamma!r}")
     g = real_array(gamma, "gamma")
     if g.ndim > 1 or (g.ndim == 1 and g.shape[0] != p):
         raise ValueError(f"gamma must be a number or have one value per feature ({p}), got shape {g.shape}")
-    if not (np.isfinite(g).all() and (g > 0).all()): raise ValueError(f"gamma must be positive and finite, got {gamma}")
+    if not (np.isfinite(g).all() and (g >= 0).all()): raise ValueError(f"gamma must be finite and >= 0, got {gamma}")
     return g
 
 def _deviation_function(kernel, gamma, p: int):
@@ -614,7 +614,7 @@ def kernel_pipeline(model, # a model kernel_expansion takes, or a scikit-learn P
 
 # %% ../../nbs/15_kernels.ipynb #e5e0fd0c
 class ProductKernelExplainer:
-    "Exact Shapley values, semivalues and pairwise interactions of a fitted SVM, kernel ridge or GP regressor with an RBF or Laplacian kernel."
+    "Exact Shapley values, semivalues and pairwise interactions of a fitted SVM (RBF kernel), kernel ridge (RBF or Laplacian) or GP regressor (products of RBF and constant kernels)."
     def __init__(self,
                  model,                        # a fitted SVR, NuSVR, OneClassSVM, SVC, NuSVC (their decision_function, one-vs-one pairs for 3+ classes; never predict_proba), KernelRidge or GaussianProcessRegressor (the predictive mean); or a Pipeline of per-feature steps (and ColumnTransformers of them, notebook 06) ending in one
                  data=None,                    # background rows (array or DataFrame): the marginal game over them; None: the kernel game (absent factor 1)
