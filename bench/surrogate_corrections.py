@@ -22,6 +22,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))
 from benchmark_games import games_dir   # the one lookup of the benchmark games
 from unseen_families import UNSEEN_GAMES
+from estimators_reporting import GRID   # the budgets of issue 17's protocol
 from shapnb.core.games import load_table_game, exact_shapley
 from shapnb.sampling.kernelshap import kernel_shap
 from shapnb.sampling.surrogate import surrogate_shap, CORRECTIONS
@@ -29,7 +30,7 @@ from shapnb.sampling.surrogate import surrogate_shap, CORRECTIONS
 RESULTS = ROOT / "bench" / "results"
 Z95 = 1.959963984540054
 MULTIPLES = {"tune": ("p+2", "2p", "3p", "4p", "8p"), "families": ("2p", "3p", "4p", "8p")}
-BUDGET = {"p+2": lambda p: p + 2, "2p": lambda p: 2 * p, "3p": lambda p: 3 * p, "4p": lambda p: 4 * p, "8p": lambda p: 8 * p}
+BUDGET = dict(GRID)
 
 
 def games(mode: str):
@@ -58,12 +59,13 @@ def record(game, p, budget, seed, truth) -> dict:
     """One run of each correction and of kernel_shap: MSE, the interval's coverage (None where declined); for
     "shrunk-refit" also its weight and the coverage of the empirical-Bayes interval (a candidate not adopted)."""
     out = {"kernel_shap": float(np.mean((kernel_shap(game, p, budget, seed=seed, bootstrap=None).values - truth) ** 2))}
-    for c in CORRECTIONS:
-        e = surrogate_shap(game, p, budget, seed=seed, correction=c)
+    runs = {c: surrogate_shap(game, p, budget, seed=seed, correction=c) for c in CORRECTIONS}
+    for c, e in runs.items():
         err = np.asarray(e.values) - truth
         out[c] = float(np.mean(err ** 2))
         out["cov " + c] = None if e.se is None else float(np.mean(np.abs(err) <= Z95 * np.asarray(e.se)))
-    d = e.details
+    e = runs["shrunk-refit"]
+    err, d = np.asarray(e.values) - truth, e.details
     out["weight shrunk-refit"] = float(d["shrinkage_weight"])
     out["cov shrunk-refit, empirical Bayes"] = None
     if e.se is not None and d["refit_values"] is not None and p >= 4:
