@@ -17,8 +17,8 @@ from ...core.validation import check_int
 from .ensemble import TreeEnsemble, goes_left, DECISION_LE, DECISION_CATEGORY, MISSING_ZERO_OR_NAN, LIGHTGBM_ZERO
 
 # %% auto #0
-__all__ = ['ROW_BLOCK', 'BIT_BLOCK', 'BITS_BYTES', 'OBLIVIOUS_KEPT_BYTES', 'OBLIVIOUS_BLOCK', 'QuadratureRules', 'tree_rules',
-           'oblivious_group', 'pathwise_values']
+__all__ = ['ROW_BLOCK', 'BIT_BLOCK', 'BITS_BYTES', 'WORDS_UNROLLED', 'OBLIVIOUS_KEPT_BYTES', 'OBLIVIOUS_BLOCK', 'QuadratureRules',
+           'tree_rules', 'oblivious_group', 'pathwise_values']
 
 # %% ../../../nbs/11_tree_pathwise.ipynb #88d4c3a2
 class QuadratureRules(NamedTuple):
@@ -381,16 +381,6 @@ def _sorted_prefixes(col, values, prefix):
         prefix[k + 1, r >> 6] |= _ONE << np.uint64(r & 63)
     return order, m
 
-@njit(cache=True)
-def _sorted_block(col, values, prefix, undecided):
-    "`_sorted_prefixes` of a block's column (at most 64 rows), with undecided[0] its NaN rows and undecided[1] its zeros, as bitsets; the number of values."
-    order, m = _sorted_prefixes(col, values, prefix)
-    undecided[0] = undecided[1] = 0
-    for k in range(len(col)):
-        if k >= m: undecided[0] |= _ONE << np.uint64(order[k])
-        elif abs(values[k]) <= LIGHTGBM_ZERO: undecided[1] |= _ONE << np.uint64(order[k])
-    return m
-
 @njit(cache=True, inline="always")
 def _set_direction(bits, u, r, left):
     "Set bit `r` of split `u`'s bitset to `left`."
@@ -438,52 +428,57 @@ BIT_BLOCK = 64          # rows that walk a tree together in the interventional b
 BITS_BYTES = 64 << 20   # memory of the background bitsets of one pass; a larger background is split into passes
 
 # %% ../../../nbs/11_tree_pathwise.ipynb #51c151ae
-@njit(cache=True, parallel=True)
-def _explain_rows_bits(X, n_bg, bits, row_of, slot, count, nodes, depth, n_slots, n_outputs, n_chunks, W, sort_x):
-    "Interventional Shapley values (n, p, k) of every row through the trees of `nodes`, the background as bitsets."
+@njit(cache=True, parallel=True, fastmath={"reassoc", "contract", "arcp"})
+def _explain_rows_bits(X, n_bg, bits, row_of, slot, count, nodes, depth, n_slots, n_outputs, n_chunks, W, full):
+    "Interventional Shapley values (n, p, k) of every row through the trees of `nodes`, the background as bitsets (`full`: all its rows)."
     left, right, feature, value = nodes.left, nodes.right, nodes.feature, nodes.value
     n, p = X.shape
-    words = bits.shape[1]
-    full = np.full(words, ~np.uint64(0))
-    if n_bg & 63: full[words - 1] = (_ONE << np.uint64(n_bg & 63)) - _ONE
+    words = len(full)                                 # a compile-time constant when `full` is a tuple: the word loops unrolled
     k_leaf = value.shape[1]
     phi = np.zeros((n, p, n_outputs))
     inv = 1.0 / n_bg
+    W0, W1 = W[0], W[1]
     for chunk in prange(n_chunks):
         lo, hi = chunk * n // n_chunks, (chunk + 1) * n // n_chunks
         slot_feature = np.zeros(n_slots + 1, np.int64)
-        Zs = np.zeros((n_slots + 4, words), np.uint64)       # per slot: background rows meeting all its conditions so far (+3: padding to 4)
+        Zs = np.zeros((words, n_slots + 8), np.uint64)       # per slot: background rows meeting all its conditions so far (+8: padding to 8)
         xin = np.zeros(n_slots + 1, np.uint64)               # per slot: rows of the block meeting all its conditions so far
-        live = np.zeros((depth + 1, BIT_BLOCK, words), np.uint64)   # per level and row: the live background rows
+        live = np.zeros((depth + 1, words, BIT_BLOCK), np.uint64)   # per level, word and row: the live background rows
         alive = np.zeros(depth + 1, np.uint64)               # per level: the rows with a live background row
         node_at, stage = np.zeros(depth + 1, np.int64), np.zeros(depth + 1, np.int64)
         old_z, old_x = np.zeros((depth + 1, words), np.uint64), np.zeros(depth + 1, np.uint64)
         x_left = np.zeros(depth + 1, np.uint64)
         new_z, zu = np.zeros(words, np.uint64), np.zeros(words, np.uint64)
-        leaf_live = np.zeros((BIT_BLOCK, words), np.uint64)
+        leaf_live = np.zeros((words, BIT_BLOCK), np.uint64)
+        anyor = np.zeros(BIT_BLOCK, np.uint64)
         fails = np.zeros(64 * words, np.uint64)              # per background row: the leaf's slots it fails, as a mask
         xms, n_live = np.zeros(BIT_BLOCK, np.uint64), np.zeros(BIT_BLOCK, np.int64)
         planes, M = np.zeros((8, words), np.uint64), np.zeros((n_slots + 1, words), np.uint64)
-        cnt, acc = np.zeros(n_slots + 1, np.int64), np.zeros(n_slots + 4)    # acc, own: padded like Zs
-        xr = np.zeros((depth + 1, BIT_BLOCK), np.uint64)     # per level and row: the slots the row meets, as a mask
-        own = np.zeros((BIT_BLOCK, n_slots + 4, k_leaf))    # per row and slot: its own sums, settled when the slot is popped
+        cnt, acc = np.zeros(n_slots + 1, np.int64), np.zeros(n_slots + 8)    # acc, own: padded like Zs
+        own = np.zeros((BIT_BLOCK, n_slots + 8, k_leaf))    # per row and slot: its own sums, settled when the slot is popped
         shared = np.zeros((BIT_BLOCK, n_slots + 2, k_leaf)) # per row and k: sums owed to every slot below k (suffix sums)
-        n_sorted = p if sort_x else 0                        # per feature, the block's rows sorted (built on first use):
-        x_values, x_m = np.zeros((n_sorted, BIT_BLOCK)), np.zeros(n_sorted, np.int64)        # values, NaN left out
-        x_prefix = np.zeros((n_sorted, BIT_BLOCK + 1, 1), np.uint64)                          # rows of the k smallest
-        x_undecided = np.zeros((n_sorted, 2), np.uint64)    # rows the comparison does not decide: NaN; zero (as missing)
-        x_block = np.full(n_sorted, -1, np.int64)           # the block they were built for
+        own1 = own.reshape(BIT_BLOCK, (n_slots + 8) * k_leaf)   # for scalar leaves (k_leaf == 1): own[r, u, 0], 2-D
+        shared1 = shared.reshape(BIT_BLOCK, (n_slots + 2) * k_leaf)
+        xb = np.zeros((p, BIT_BLOCK))                        # the block's columns (NaN and rows past R as 0)
+        nanm, zerom = np.zeros(p, np.uint64), np.zeros(p, np.uint64)   # per feature, the block's NaN rows and zeros
         for r0 in range(lo, hi, BIT_BLOCK):
             R = min(BIT_BLOCK, hi - r0)
             rows_mask = ~np.uint64(0) if R == 64 else (_ONE << np.uint64(R)) - _ONE
+            for j in range(p):                               # the block's columns, its NaN rows and zeros (as missing)
+                nanm[j] = 0; zerom[j] = 0
+                for r in range(BIT_BLOCK):
+                    v = X[r0 + r, j] if r < R else 0.0
+                    if v != v:
+                        nanm[j] |= _ONE << np.uint64(r); v = 0.0
+                    elif abs(v) <= LIGHTGBM_ZERO and r < R: zerom[j] |= _ONE << np.uint64(r)
+                    xb[j, r] = v
             for tree in range(len(nodes.roots)):
                 root = nodes.roots[tree]
                 if left[root] < 0: continue                  # a single leaf: every feature is null
                 out_col = nodes.tree_output[tree]
                 d = 0; node_at[0] = root; stage[0] = 0; alive[0] = rows_mask
-                for r in range(R):
-                    xr[0, r] = 0
-                    for w in range(words): live[0, r, w] = full[w]
+                for w in range(words):
+                    for r in range(BIT_BLOCK): live[0, w, r] = full[w] if r < R else np.uint64(0)
                 while d >= 0:
                     node = node_at[d]
                     s = slot[node]
@@ -491,18 +486,19 @@ def _explain_rows_bits(X, n_bg, bits, row_of, slot, count, nodes, depth, n_slots
                         j = feature[node]
                         if s == count[node]:                  # a feature new on the path takes the next slot
                             slot_feature[s] = j; xin[s] = rows_mask
-                            for w in range(words): Zs[s, w] = full[w]
+                            for w in range(words): Zs[w, s] = full[w]
                         old_x[d] = xin[s]
-                        for w in range(words): old_z[d, w] = Zs[s, w]
+                        for w in range(words): old_z[d, w] = Zs[w, s]
                         xl = np.uint64(0)
                         m = alive[d]
-                        if sort_x and nodes.decision[node] != DECISION_CATEGORY:   # a prefix of the sorted rows goes left
-                            if x_block[j] != r0:
-                                x_block[j] = r0
-                                x_m[j] = _sorted_block(X[r0: r0 + R, j], x_values[j], x_prefix[j], x_undecided[j])
-                            k = _count_below(x_values[j, :x_m[j]], nodes.threshold[node], nodes.decision[node] == DECISION_LE)
-                            m &= x_undecided[j, 0] | (x_undecided[j, 1] if nodes.missing[node] == MISSING_ZERO_OR_NAN else np.uint64(0))
-                            xl = x_prefix[j, k, 0] & alive[d] & ~m
+                        if nodes.decision[node] != DECISION_CATEGORY:   # numeric: one vectorised comparison of the block's column
+                            t = nodes.threshold[node]; xv = xb[j]
+                            if nodes.decision[node] == DECISION_LE:
+                                for r in range(BIT_BLOCK): xl |= (_ONE if xv[r] <= t else np.uint64(0)) << np.uint64(r)
+                            else:
+                                for r in range(BIT_BLOCK): xl |= (_ONE if xv[r] < t else np.uint64(0)) << np.uint64(r)
+                            m &= nanm[j] | (zerom[j] if nodes.missing[node] == MISSING_ZERO_OR_NAN else np.uint64(0))
+                            xl &= alive[d] & ~m
                         while m:                                   # the others one by one
                             low = m & (~m + _ONE); m ^= low
                             if goes_left(X[r0 + _bit_index(low), j], node, nodes): xl |= low
@@ -516,11 +512,11 @@ def _explain_rows_bits(X, n_bg, bits, row_of, slot, count, nodes, depth, n_slots
                                 r = _bit_index(low)
                                 for o in range(k_leaf):
                                     g = own[r, s, o] + shared[r, s + 1, o]
-                                    if g != 0.0: phi[r0 + r, f, out_col if out_col >= 0 else o] += g * inv
+                                    phi[r0 + r, f, out_col if out_col >= 0 else o] += g * inv
                                     if s > 0: shared[r, s, o] += shared[r, s + 1, o]   # still owed to the slots above
                                     shared[r, s + 1, o] = 0.0; own[r, s, o] = 0.0
                         xin[s] = old_x[d]
-                        for w in range(words): Zs[s, w] = old_z[d, w]
+                        for w in range(words): Zs[w, s] = old_z[d, w]
                         d -= 1
                         continue
                     go_left = stage[d] == 0
@@ -533,47 +529,39 @@ def _explain_rows_bits(X, n_bg, bits, row_of, slot, count, nodes, depth, n_slots
                         new_z[w] = old_z[d, w] & (lb if go_left else ~lb)
                     is_leaf = left[child] < 0
                     target = leaf_live if is_leaf else live[d + 1]
-                    bit_s = _ONE << np.uint64(s)
-                    now = alive[d] & x_new
-                    m = now
-                    while m:                                  # the rows still meeting the slot: nothing new to ask of z
-                        low = m & (~m + _ONE); m ^= low
-                        r = _bit_index(low)
-                        xr[d + 1, r] = xr[d, r] | bit_s
-                        for w in range(words): target[r, w] = live[d, r, w]
-                    m = alive[d] & ~x_new
-                    while m:                                  # the others: their background rows that go this way
-                        low = m & (~m + _ONE); m ^= low
-                        r = _bit_index(low)
-                        any_live = np.uint64(0)
-                        for w in range(words):
-                            v = live[d, r, w] & new_z[w]
-                            target[r, w] = v
-                            any_live |= v
-                        now |= low if any_live else np.uint64(0)   # a blend: whether a row dies is data, not a branch
-                        xr[d + 1, r] = xr[d, r] & ~bit_s
+                    for r in range(BIT_BLOCK): anyor[r] = 0
+                    for w in range(words):                    # dense over the block, vectorised: rows meeting the slot keep their live set
+                        nz = new_z[w]
+                        lv, tg = live[d, w], target[w]
+                        for r in range(BIT_BLOCK):
+                            v = lv[r] & (~np.uint64(0) if (x_new >> np.uint64(r)) & _ONE else nz)
+                            tg[r] = v
+                            anyor[r] |= v
+                    now = np.uint64(0)
+                    for r in range(BIT_BLOCK): now |= np.uint64(anyor[r] != 0) << np.uint64(r)
                     if now == 0: continue                     # no (row, background row) pair reaches the child
                     xin[s] = x_new
-                    for w in range(words): Zs[s, w] = new_z[w]
+                    for w in range(words): Zs[w, s] = new_z[w]
                     if not is_leaf:
                         d += 1
                         node_at[d] = child; stage[d] = 0; alive[d] = now
                         continue
                     ns = count[child]                         # a leaf: each row's slots, then its live background rows
-                    ns4 = (ns + 3) & ~3                       # loops over slots run to a multiple of 4 (x meets no slot past ns)
+                    ns4 = (ns + 7) & ~7                       # loops over slots run to a multiple of 8 (x meets no slot past ns)
                     for w in range(words): zu[w] = 0
                     m = now
                     while m:
                         low = m & (~m + _ONE); m ^= low
                         r = _bit_index(low)
-                        xm = xr[d + 1, r]
+                        xm = np.uint64(0)
+                        for u in range(ns): xm |= ((xin[u] >> np.uint64(r)) & _ONE) << np.uint64(u)
                         xms[r] = xm
                         c = 0
-                        for w in range(words): c += _popcount(leaf_live[r, w])
+                        for w in range(words): c += _popcount(leaf_live[w, r])
                         n_live[r] = c
                         n_a = _popcount(xm)
                         if c * (n_a + 2) <= words * (n_a + 1) * (n_a + 8):   # few live rows: one at a time (below)
-                            for w in range(words): zu[w] |= leaf_live[r, w]
+                            for w in range(words): zu[w] |= leaf_live[w, r]
                         else: n_live[r] = -1                  # many: bit-sliced counts
                     for w in range(words):                    # the failed-slot mask of every background row needed
                         zm = zu[w]
@@ -581,7 +569,7 @@ def _explain_rows_bits(X, n_bg, bits, row_of, slot, count, nodes, depth, n_slots
                             zlow = zm & (~zm + _ONE); zm ^= zlow
                             zb = np.uint64(_bit_index(zlow))
                             f = np.uint64(0)
-                            for u in range(ns4): f |= (((Zs[u, w] >> zb) & _ONE) ^ _ONE) << np.uint64(u)
+                            for u in range(ns4): f |= (((Zs[w, u] >> zb) & _ONE) ^ _ONE) << np.uint64(u)
                             fails[w * 64 + zb] = f
                     m = now
                     while m:
@@ -594,12 +582,17 @@ def _explain_rows_bits(X, n_bg, bits, row_of, slot, count, nodes, depth, n_slots
                         if n_live[r] == 1:                    # one live background row (most visits): found without a loop, its terms straight into own
                             zi = 0
                             for w in range(words):
-                                lw = leaf_live[r, w]
+                                lw = leaf_live[w, r]
                                 zi = w * 64 + _bit_index(lw) if lw else zi
                             A = fails[zi] & xm
                             a = _popcount(A)
-                            tot_b = W[1, a, b]
-                            wa = W[0, a, b]
+                            tot_b = W1[a, b]
+                            wa = W0[a, b]
+                            if k_leaf == 1:                   # scalar leaves: 2-D sums, no loop over outputs
+                                vo = value[child, 0]
+                                shared1[r, ns] -= vo * tot_b
+                                for u in range(ns4): own1[r, u] += vo * (tot_b + (wa if (A >> np.uint64(u)) & _ONE else 0.0)) if (xm >> np.uint64(u)) & _ONE else 0.0
+                                continue
                             for o in range(k_leaf):
                                 vo = value[child, o]
                                 shared[r, ns, o] -= vo * tot_b
@@ -607,13 +600,13 @@ def _explain_rows_bits(X, n_bg, bits, row_of, slot, count, nodes, depth, n_slots
                             continue
                         if n_live[r] >= 0:
                             for w in range(words):
-                                zm = leaf_live[r, w]
+                                zm = leaf_live[w, r]
                                 while zm:
                                     zlow = zm & (~zm + _ONE); zm ^= zlow
                                     A = fails[w * 64 + _bit_index(zlow)] & xm
                                     a = _popcount(A)
-                                    tot_b += W[1, a, b]
-                                    wa = W[0, a, b]
+                                    tot_b += W1[a, b]
+                                    wa = W0[a, b]
                                     for u in range(ns4): acc[u] += wa if (A >> np.uint64(u)) & _ONE else 0.0
                         else:
                             n_planes = 0
@@ -625,7 +618,7 @@ def _explain_rows_bits(X, n_bg, bits, row_of, slot, count, nodes, depth, n_slots
                                 alow = A & (~A + _ONE); A ^= alow
                                 u = _bit_index(alow)
                                 for w in range(words):
-                                    carry = leaf_live[r, w] & ~Zs[u, w]
+                                    carry = leaf_live[w, r] & ~Zs[w, u]
                                     for k in range(n_planes):
                                         t = planes[k, w] & carry
                                         planes[k, w] ^= carry
@@ -633,7 +626,7 @@ def _explain_rows_bits(X, n_bg, bits, row_of, slot, count, nodes, depth, n_slots
                             for a in range(n_a + 1):          # M[a]: the live rows failing exactly a met slots
                                 c = 0
                                 for w in range(words):
-                                    mm = leaf_live[r, w]
+                                    mm = leaf_live[w, r]
                                     for k in range(n_planes): mm &= planes[k, w] if (a >> k) & 1 else ~planes[k, w]
                                     M[a, w] = mm
                                     c += _popcount(mm)
@@ -646,18 +639,34 @@ def _explain_rows_bits(X, n_bg, bits, row_of, slot, count, nodes, depth, n_slots
                                 for a in range(1, n_a + 1):
                                     if cnt[a] == 0: continue
                                     c = 0
-                                    for w in range(words): c += _popcount(M[a, w] & ~Zs[u, w])
+                                    for w in range(words): c += _popcount(M[a, w] & ~Zs[w, u])
                                     acc[u] += c * W[0, a, b]
+                        if k_leaf == 1:
+                            vo = value[child, 0]
+                            shared1[r, ns] -= vo * tot_b
+                            for u in range(ns4): own1[r, u] += vo * (acc[u] + tot_b) if (xm >> np.uint64(u)) & _ONE else 0.0
+                            for u in range(ns4): acc[u] = 0.0
+                            continue
                         for o in range(k_leaf): shared[r, ns, o] -= value[child, o] * tot_b   # every slot: z only
                         for o in range(k_leaf):
                             vo = value[child, o]
                             for u in range(ns4): own[r, u, o] += vo * (acc[u] + tot_b) if (xm >> np.uint64(u)) & _ONE else 0.0
                         for u in range(ns4): acc[u] = 0.0
                     xin[s] = old_x[d]
-                    for w in range(words): Zs[s, w] = old_z[d, w]
+                    for w in range(words): Zs[w, s] = old_z[d, w]
     return phi
 
 # %% ../../../nbs/11_tree_pathwise.ipynb #ac84a233
+WORDS_UNROLLED = 16   # background words of one pass at most: the kernel is compiled for each number of words, its word loops unrolled
+
+def _full_words(n_bg: int, # background rows of the pass
+               ):
+    "All `n_bg` background rows as a tuple of bitset words (the kernel is compiled for its length)."
+    words = -(-n_bg // 64)
+    full = np.full(words, ~np.uint64(0))
+    if n_bg & 63: full[words - 1] = (_ONE << np.uint64(n_bg & 63)) - _ONE
+    return tuple(full)
+
 def _bitset_values(e, rows, background, trees):
     "Interventional values (n, p, k) of cast `rows` against cast `background` through the trees `trees` (at most 64 slots each), by the bitset kernel."
     nodes = e.nodes()
@@ -672,12 +681,13 @@ def _bitset_values(e, rows, background, trees):
     threads = numba.get_num_threads()
     chunks = min(len(rows), threads * -(-len(rows) // (BIT_BLOCK * threads)))
     words = max(1, check_int(BITS_BYTES, "BITS_BYTES", minimum=1) // (8 * (len(internal) + BIT_BLOCK * (depth + 2) * threads)))
-    sort_x = len(internal) >= 4 * e.n_features and e.n_features * BIT_BLOCK * 16 <= _PREFIX_BYTES   # splits per feature to pay for sorting
+    passes = -(-len(background) // (64 * min(words, WORDS_UNROLLED)))
+    size = -(-len(background) // passes)                # passes of equal size: one compiled kernel for all of them
     phi = np.zeros((len(rows), e.n_features, e.n_outputs))
-    for b0 in range(0, len(background), 64 * words):
-        Z = background[b0: b0 + 64 * words]
+    for b0 in range(0, len(background), size):
+        Z = background[b0: b0 + size]
         bits = _background_bits(Z, nodes, internal, np.zeros((len(internal), -(-len(Z) // 64)), np.uint64))
-        part = _explain_rows_bits(rows, len(Z), bits, row_of, slot, count, sel, depth, n_slots, e.n_outputs, chunks, W, sort_x)
+        part = _explain_rows_bits(rows, len(Z), bits, row_of, slot, count, sel, depth, n_slots, e.n_outputs, chunks, W, _full_words(len(Z)))
         phi += part * (len(Z) / len(background)) if len(Z) < len(background) else part
     return phi
 
