@@ -49,6 +49,8 @@ for model in models:
     for method in ("bitset", "pairs"):
         try: pathwise_values(e, rows[:3], bg, method=method)
         except ValueError: pass
+    if type(model).__name__ in ("RandomForestRegressor", "XGBRegressor"):   # the bitset kernel per number of background words
+        for n_bg in (100, 129): pathwise_values(e, rows[:3], Xm[-n_bg:], method="bitset")
     pathwise_values(e, rows[:3])
     table_values(e, rows[:3], interventional_tables(e, bg, every_tree=True))
     table_values(e, rows[:3], leaf_tables(e))

@@ -40,7 +40,7 @@ def main(threads: int = 1, repeats: int = 10):
     bits = lambda: pw._background_bits(B, e.nodes(), internal, np.zeros((len(internal), 2), np.uint64))
     chunks = min(len(R), threads * -(-len(R) // (pw.BIT_BLOCK * threads)))
     walk = lambda b=bits(): pw._explain_rows_bits(R, len(B), b, row_of, slot, count, e.nodes(), depth, n_slots, e.n_outputs,
-                                                  chunks, W, True)
+                                                  chunks, W, pw._full_words(len(B)))
     total = lambda: TreeExplainer(model, bg, "interventional", n_jobs=threads).shap_values(rows)
     total()                                                         # compiled (or loaded from the cache) first
     parts = {"convert the model": lambda: tree_ensemble(model), "mean prediction": lambda: e.predict(B, prepared=True),

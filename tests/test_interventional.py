@@ -25,7 +25,7 @@ from shapnb.core.games import exact_shapley
 from shapnb.core.quadrature import product_shapley
 from shapnb.exact.trees.ensemble import TreeEnsemble, tree_ensemble
 from shapnb.exact.trees import pathwise
-from shapnb.exact.trees.pathwise import pathwise_values, _bitset_values, _explain_rows_bits, _pair_weights, _background_bits
+from shapnb.exact.trees.pathwise import pathwise_values, _bitset_values, _explain_rows_bits, _full_words, _pair_weights, _background_bits
 from shapnb.exact.trees.explainer import TreeExplainer
 from shapnb.exact.trees.ensemble import TreePathGame
 from shapnb.exact.trees.tables import interventional_tables, table_values, _leaf_entries, _pattern_offsets
@@ -218,11 +218,10 @@ def test_mutation_wrong_weights_are_caught():
     n_slots = int(count.max())
     bits = _background_bits(background, nodes, internal, np.zeros((len(internal), 1), np.uint64))
     right_w = _pair_weights(n_slots)
-    run = lambda W, sort_x=True: _explain_rows_bits(rows, len(background), bits, row_of, slot, count, nodes, depth, n_slots,
-                                                    1, 1, W, sort_x)
+    run = lambda W: _explain_rows_bits(rows, len(background), bits, row_of, slot, count, nodes, depth, n_slots, 1, 1, W,
+                                       _full_words(len(background)))
     truth = np.stack([brute_force(e, rows[i], background) for i in range(2)])
-    for sort_x in (True, False):                  # the block's directions from its sorted rows, or row by row
-        np.testing.assert_allclose(run(right_w, sort_x)[..., 0], truth, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(run(right_w)[..., 0], truth, rtol=0, atol=1e-10)
     np.testing.assert_allclose(_bitset_values(e, rows, background, trees)[..., 0], truth, rtol=0, atol=1e-10)
     assert np.abs(run(right_w[::-1].copy())[..., 0] - truth).max() > 1e-3
 
