@@ -9,7 +9,8 @@ as the yardstick, on the same runs.
 Writes bench/results/surrogate_corrections_<mode>.json (runs and summary) and prints the summary: per budget the
 geometric-mean over cells (game x budget) of each correction's mean MSE relative to kernel_shap's, the cells where each
 has the lowest mean MSE of the three, the coverage of its 95% intervals (pooled over players and runs; declined runs
-counted apart; for "shrunk-refit" also of `empirical_bayes_se`'s interval, a candidate not adopted), each correction's
+counted apart; for "shrunk-refit" also of the intervals of three candidates not adopted: `empirical_bayes_se`,
+`refit_bound_se`, `chi2_scaled_se`; and each one's lowest coverage in a cell of one game and budget), each correction's
 largest run MSE over its own cell's median, and the fraction of runs where "shrunk-refit"'s weight is 0 (the estimate is
 the refit surrogate's values)."""
 import os
@@ -55,6 +56,25 @@ def empirical_bayes_se(se, U, R) -> np.ndarray:
     return np.sqrt(se ** 2 * (1 - B * (k - 2) / k) + 2 / (k - 2) * B ** 2 * d ** 2)
 
 
+def refit_bound_se(se, U, R, folds, weight: float) -> np.ndarray:
+    """A candidate not adopted: per player the larger of the refit's variability (the delete-a-fold jackknife of the K
+    folds' surrogates' values) and one draw of its distance from the design-unbiased U (its bias plus U's noise), at least
+    the estimate's share of U's SE and at most U's SE: min(se, max(sd_J, |U - R|, weight se))."""
+    folds = np.asarray(folds, float)
+    K = len(folds)
+    jackknife = np.sqrt((K - 1) / K * ((folds - folds.mean(0)) ** 2).sum(0))
+    return np.minimum(se, np.maximum.reduce([jackknife, np.abs(U - R), weight * se]))
+
+
+def chi2_scaled_se(se, U, R, weight: float, level: float = 0.2) -> np.ndarray:
+    """A candidate not adopted: U's SE scaled by min(1, max(weight, sqrt(Q / chi2_{p-1}(level)))), Q = sum ((U - R) / se)^2,
+    how closely the refit follows U in units of U's noise. Calibrated when pooled, not per game; and where U and R agree
+    exactly it leaves no width, although the estimate is then U itself."""
+    from scipy.stats import chi2
+    Q = float((((U - R) / se) ** 2).sum())
+    return se * min(1.0, max(weight, float(np.sqrt(Q / chi2.ppf(level, len(se) - 1)))))
+
+
 def record(game, p, budget, seed, truth) -> dict:
     """One run of each correction and of kernel_shap: MSE, the interval's coverage (None where declined); for
     "shrunk-refit" also its weight and the coverage of the empirical-Bayes interval (a candidate not adopted)."""
@@ -67,10 +87,14 @@ def record(game, p, budget, seed, truth) -> dict:
     e = runs["shrunk-refit"]
     err, d = np.asarray(e.values) - truth, e.details
     out["weight shrunk-refit"] = float(d["shrinkage_weight"])
-    out["cov shrunk-refit, empirical Bayes"] = None
-    if e.se is not None and d["refit_values"] is not None and p >= 4:
-        U = d["surrogate_values"] + d["full_correction"]
-        out["cov shrunk-refit, empirical Bayes"] = float(np.mean(np.abs(err) <= Z95 * empirical_bayes_se(np.asarray(e.se), U, d["refit_values"])))
+    candidates = {"empirical Bayes": lambda se, U, R: empirical_bayes_se(se, U, R),
+                  "refit bound": lambda se, U, R: refit_bound_se(se, U, R, d["fold_values"], d["shrinkage_weight"]),
+                  "chi2 scaled": lambda se, U, R: chi2_scaled_se(se, U, R, d["shrinkage_weight"])}
+    for name, rule in candidates.items():
+        out["cov shrunk-refit, " + name] = None
+        if e.se is not None and d["refit_values"] is not None and p >= 4:
+            U = d["surrogate_values"] + d["full_correction"]
+            out["cov shrunk-refit, " + name] = float(np.mean(np.abs(err) <= Z95 * rule(np.asarray(e.se), U, d["refit_values"])))
     return out
 
 
@@ -84,12 +108,15 @@ def summary(rows: list) -> dict:
     cover = {b: {c: (None if x["cov " + c].isna().all() else
                      [float(x["cov " + c].mean()), int(x["cov " + c].isna().sum())]) for c in CORRECTIONS}
              for b, x in d.groupby("label")}
+    candidates = [c[4:] for c in d.columns if c.startswith("cov shrunk-refit, ")]
     for b, x in d.groupby("label"):
-        eb = x["cov shrunk-refit, empirical Bayes"]
-        cover[b]["shrunk-refit, empirical Bayes"] = None if eb.isna().all() else [float(eb.mean()), int(eb.isna().sum())]
+        for c in candidates:
+            cover[b][c] = None if x["cov " + c].isna().all() else [float(x["cov " + c].mean()), int(x["cov " + c].isna().sum())]
+    cell_cover = d.groupby(["game", "label"])[["cov " + c for c in ["shrunk-refit"] + candidates]].mean()
+    worst_cell_cover = {c[4:]: float(cell_cover[c].min()) for c in cell_cover}
     worst = {c: float((d[c] / d.groupby(["game", "label"])[c].transform("median").clip(lower=1e-12)).max()) for c in CORRECTIONS}
     return dict(n_runs=len(d), mse_relative_to_kernel_shap_gmean=rel, lowest_of_the_three=wins,
-                coverage_and_declined=cover, worst_run_over_cell_median=worst,
+                coverage_and_declined=cover, worst_cell_coverage=worst_cell_cover, worst_run_over_cell_median=worst,
                 shrunk_refit_weight_zero=float((d["weight shrunk-refit"] == 0).mean()))
 
 
