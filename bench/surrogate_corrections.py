@@ -18,6 +18,7 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"): os.env
 import sys, json, time, warnings
 from pathlib import Path
 import numpy as np
+from scipy.stats import chi2
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))
@@ -70,14 +71,13 @@ def chi2_scaled_se(se, U, R, weight: float, level: float = 0.2) -> np.ndarray:
     """A candidate not adopted: U's SE scaled by min(1, max(weight, sqrt(Q / chi2_{p-1}(level)))), Q = sum ((U - R) / se)^2,
     how closely the refit follows U in units of U's noise. Calibrated when pooled, not per game; and where U and R agree
     exactly it leaves no width, although the estimate is then U itself."""
-    from scipy.stats import chi2
     Q = float((((U - R) / se) ** 2).sum())
     return se * min(1.0, max(weight, float(np.sqrt(Q / chi2.ppf(level, len(se) - 1)))))
 
 
 def record(game, p, budget, seed, truth) -> dict:
     """One run of each correction and of kernel_shap: MSE, the interval's coverage (None where declined); for
-    "shrunk-refit" also its weight and the coverage of the empirical-Bayes interval (a candidate not adopted)."""
+    "shrunk-refit" also its weight and the coverage of the candidate intervals not adopted (None where declined or p < 4)."""
     out = {"kernel_shap": float(np.mean((kernel_shap(game, p, budget, seed=seed, bootstrap=None).values - truth) ** 2))}
     runs = {c: surrogate_shap(game, p, budget, seed=seed, correction=c) for c in CORRECTIONS}
     for c, e in runs.items():
@@ -87,14 +87,12 @@ def record(game, p, budget, seed, truth) -> dict:
     e = runs["shrunk-refit"]
     err, d = np.asarray(e.values) - truth, e.details
     out["weight shrunk-refit"] = float(d["shrinkage_weight"])
-    candidates = {"empirical Bayes": lambda se, U, R: empirical_bayes_se(se, U, R),
-                  "refit bound": lambda se, U, R: refit_bound_se(se, U, R, d["fold_values"], d["shrinkage_weight"]),
-                  "chi2 scaled": lambda se, U, R: chi2_scaled_se(se, U, R, d["shrinkage_weight"])}
+    measured = e.se is not None and d["refit_values"] is not None and p >= 4
+    se, U, R, w = (np.asarray(e.se), d["surrogate_values"] + d["full_correction"], d["refit_values"], d["shrinkage_weight"]) if measured else (None,) * 4
+    candidates = {"empirical Bayes": lambda: empirical_bayes_se(se, U, R), "refit bound": lambda: refit_bound_se(se, U, R, d["fold_values"], w),
+                  "chi2 scaled": lambda: chi2_scaled_se(se, U, R, w)}
     for name, rule in candidates.items():
-        out["cov shrunk-refit, " + name] = None
-        if e.se is not None and d["refit_values"] is not None and p >= 4:
-            U = d["surrogate_values"] + d["full_correction"]
-            out["cov shrunk-refit, " + name] = float(np.mean(np.abs(err) <= Z95 * rule(np.asarray(e.se), U, d["refit_values"])))
+        out["cov shrunk-refit, " + name] = float(np.mean(np.abs(err) <= Z95 * rule())) if measured else None
     return out
 
 
@@ -105,13 +103,10 @@ def summary(rows: list) -> dict:
     cell = d.groupby(["game", "label"])[list(CORRECTIONS) + ["kernel_shap"]].mean()
     rel = {b: {c: gm(x[c] / x["kernel_shap"]) for c in CORRECTIONS} for b, x in cell.groupby(level=1)}
     wins = {b: x[list(CORRECTIONS)].idxmin(axis=1).value_counts().to_dict() for b, x in cell.groupby(level=1)}
-    cover = {b: {c: (None if x["cov " + c].isna().all() else
-                     [float(x["cov " + c].mean()), int(x["cov " + c].isna().sum())]) for c in CORRECTIONS}
-             for b, x in d.groupby("label")}
     candidates = [c[4:] for c in d.columns if c.startswith("cov shrunk-refit, ")]
-    for b, x in d.groupby("label"):
-        for c in candidates:
-            cover[b][c] = None if x["cov " + c].isna().all() else [float(x["cov " + c].mean()), int(x["cov " + c].isna().sum())]
+    cover = {b: {c: (None if x["cov " + c].isna().all() else
+                     [float(x["cov " + c].mean()), int(x["cov " + c].isna().sum())]) for c in list(CORRECTIONS) + candidates}
+             for b, x in d.groupby("label")}
     cell_cover = d.groupby(["game", "label"])[["cov " + c for c in ["shrunk-refit"] + candidates]].mean()
     worst_cell_cover = {c[4:]: float(cell_cover[c].min()) for c in cell_cover}
     worst = {c: float((d[c] / d.groupby(["game", "label"])[c].transform("median").clip(lower=1e-12)).max()) for c in CORRECTIONS}

@@ -631,7 +631,7 @@ def _explain_rows_bits(X, n_bg, bits, row_of, slot, count, nodes, depth, n_slots
                                     M[a, w] = mm
                                     c += _popcount(mm)
                                 cnt[a] = c
-                                tot_b += c * W[1, a, b]
+                                tot_b += c * W1[a, b]
                             A = xm
                             while A:
                                 alow = A & (~A + _ONE); A ^= alow
@@ -640,7 +640,7 @@ def _explain_rows_bits(X, n_bg, bits, row_of, slot, count, nodes, depth, n_slots
                                     if cnt[a] == 0: continue
                                     c = 0
                                     for w in range(words): c += _popcount(M[a, w] & ~Zs[w, u])
-                                    acc[u] += c * W[0, a, b]
+                                    acc[u] += c * W0[a, b]
                         if k_leaf == 1:
                             vo = value[child, 0]
                             shared1[r, ns] -= vo * tot_b
