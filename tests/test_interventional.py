@@ -99,8 +99,9 @@ def test_bitset_walk_matches_shap(name):
 
 
 @pytest.mark.parametrize("n_background", [1, 2, 63, 64, 65, 127, 128, 129, 200])
-def test_word_boundaries_against_the_pair_pass(n_background):
-    "Background sizes around multiples of 64, and 130 rows (blocks of 64, 64 and 2) on two threads and one."
+def test_word_boundaries_against_the_pair_pass(n_background, monkeypatch):
+    "Background sizes around multiples of 64 (200: two passes of 100 rows), and 130 rows (blocks of 64, 64 and 2) on two threads and one."
+    if n_background == 200: monkeypatch.setattr(pathwise, "WORDS_UNROLLED", 2)   # (four words would compile the kernel once more, 30 s)
     e = tree_ensemble(MODELS["deep_tree"]())
     rows, background = XN[:130, :3], XN[200:200 + n_background, :3]
     pairs = pathwise_values(e, rows[:40], background, method="pairs")
