@@ -448,11 +448,10 @@ def _explain_rows_bits(X, n_bg, bits, row_of, slot, count, nodes, depth, n_slots
         node_at, stage = np.zeros(depth + 1, np.int64), np.zeros(depth + 1, np.int64)
         old_z, old_x = np.zeros((depth + 1, words), np.uint64), np.zeros(depth + 1, np.uint64)
         x_left = np.zeros(depth + 1, np.uint64)
-        new_z, zu = np.zeros(words, np.uint64), np.zeros(words, np.uint64)
+        new_z = np.zeros(words, np.uint64)
         leaf_live = np.zeros((words, BIT_BLOCK), np.uint64)
-        anyor = np.zeros(BIT_BLOCK, np.uint64)
-        fails = np.zeros(64 * words, np.uint64)              # per background row: the leaf's slots it fails, as a mask
-        xms, n_live = np.zeros(BIT_BLOCK, np.uint64), np.zeros(BIT_BLOCK, np.int64)
+        xmr = np.zeros((depth + 1, BIT_BLOCK), np.uint64)    # per level and row: the path's slots it meets, as a mask
+        zf = np.zeros((depth + 1, 64 * words), np.uint64)    # per level and background row: the path's slots it fails, as a mask
         planes, M = np.zeros((8, words), np.uint64), np.zeros((n_slots + 1, words), np.uint64)
         cnt, acc = np.zeros(n_slots + 1, np.int64), np.zeros(n_slots + 8)    # acc, own: padded like Zs
         own = np.zeros((BIT_BLOCK, n_slots + 8, k_leaf))    # per row and slot: its own sums, settled when the slot is popped
@@ -529,57 +528,47 @@ def _explain_rows_bits(X, n_bg, bits, row_of, slot, count, nodes, depth, n_slots
                         new_z[w] = old_z[d, w] & (lb if go_left else ~lb)
                     is_leaf = left[child] < 0
                     target = leaf_live if is_leaf else live[d + 1]
-                    for r in range(BIT_BLOCK): anyor[r] = 0
                     for w in range(words):                    # dense over the block, vectorised: rows meeting the slot keep their live set
                         nz = new_z[w]
                         lv, tg = live[d, w], target[w]
                         for r in range(BIT_BLOCK):
-                            v = lv[r] & (~np.uint64(0) if (x_new >> np.uint64(r)) & _ONE else nz)
-                            tg[r] = v
-                            anyor[r] |= v
-                    now = np.uint64(0)
-                    for r in range(BIT_BLOCK): now |= np.uint64(anyor[r] != 0) << np.uint64(r)
+                            tg[r] = lv[r] & (~np.uint64(0) if (x_new >> np.uint64(r)) & _ONE else nz)
+                    now = x_new & alive[d]                    # rows meeting the slot keep their (non-empty) live set;
+                    m = alive[d] & ~x_new                     # the others are asked one by one
+                    while m:
+                        low = m & (~m + _ONE); m ^= low
+                        r = _bit_index(low)
+                        v = np.uint64(0)
+                        for w in range(words): v |= target[w, r]
+                        if v: now |= low
                     if now == 0: continue                     # no (row, background row) pair reaches the child
                     xin[s] = x_new
                     for w in range(words): Zs[w, s] = new_z[w]
+                    sb = _ONE << np.uint64(s)                # the child's masks: bit s of each row's (x meets the slot), of each background row's (z fails it)
+                    xp, xc = xmr[d], xmr[d + 1]
+                    for r in range(BIT_BLOCK): xc[r] = (xp[r] & ~sb) | (((x_new >> np.uint64(r)) & _ONE) << np.uint64(s))
+                    zp, zc = zf[d], zf[d + 1]
+                    for w in range(words):
+                        fz = ~new_z[w]
+                        for b in range(64): zc[w * 64 + b] = (zp[w * 64 + b] & ~sb) | (((fz >> np.uint64(b)) & _ONE) << np.uint64(s))
                     if not is_leaf:
                         d += 1
                         node_at[d] = child; stage[d] = 0; alive[d] = now
                         continue
                     ns = count[child]                         # a leaf: each row's slots, then its live background rows
                     ns4 = (ns + 7) & ~7                       # loops over slots run to a multiple of 8 (x meets no slot past ns)
-                    for w in range(words): zu[w] = 0
+                    xm_leaf, fails = xmr[d + 1], zf[d + 1]
                     m = now
                     while m:
                         low = m & (~m + _ONE); m ^= low
                         r = _bit_index(low)
-                        xm = np.uint64(0)
-                        for u in range(ns): xm |= ((xin[u] >> np.uint64(r)) & _ONE) << np.uint64(u)
-                        xms[r] = xm
+                        xm = xm_leaf[r]
                         c = 0
                         for w in range(words): c += _popcount(leaf_live[w, r])
-                        n_live[r] = c
-                        n_a = _popcount(xm)
-                        if c * (n_a + 2) <= words * (n_a + 1) * (n_a + 8):   # few live rows: one at a time (below)
-                            for w in range(words): zu[w] |= leaf_live[w, r]
-                        else: n_live[r] = -1                  # many: bit-sliced counts
-                    for w in range(words):                    # the failed-slot mask of every background row needed
-                        zm = zu[w]
-                        while zm:
-                            zlow = zm & (~zm + _ONE); zm ^= zlow
-                            zb = np.uint64(_bit_index(zlow))
-                            f = np.uint64(0)
-                            for u in range(ns4): f |= (((Zs[w, u] >> zb) & _ONE) ^ _ONE) << np.uint64(u)
-                            fails[w * 64 + zb] = f
-                    m = now
-                    while m:
-                        low = m & (~m + _ONE); m ^= low
-                        r = _bit_index(low)
-                        xm = xms[r]
                         n_a = _popcount(xm)
                         b = ns - n_a
                         tot_b = 0.0
-                        if n_live[r] == 1:                    # one live background row (most visits): found without a loop, its terms straight into own
+                        if c == 1:                    # one live background row (most visits): found without a loop, its terms straight into own
                             zi = 0
                             for w in range(words):
                                 lw = leaf_live[w, r]
@@ -598,7 +587,7 @@ def _explain_rows_bits(X, n_bg, bits, row_of, slot, count, nodes, depth, n_slots
                                 shared[r, ns, o] -= vo * tot_b
                                 for u in range(ns4): own[r, u, o] += vo * (tot_b + (wa if (A >> np.uint64(u)) & _ONE else 0.0)) if (xm >> np.uint64(u)) & _ONE else 0.0
                             continue
-                        if n_live[r] >= 0:
+                        if c * (n_a + 2) <= words * (n_a + 1) * (n_a + 8):   # few live rows: one at a time
                             for w in range(words):
                                 zm = leaf_live[w, r]
                                 while zm:
