@@ -115,9 +115,9 @@ def test_word_boundaries_against_the_pair_pass(n_background, monkeypatch):
 def test_background_split_into_passes(monkeypatch):
     "A background larger than BITS_BYTES allows is explained in passes, averaged by their sizes."
     e = tree_ensemble(MODELS["et_reg"]())
-    background = X[150:350]
+    background = X[150:300]                                   # three words (four would compile the kernel once more, 30 s)
     whole = pathwise_values(e, X[:10], background, method="bitset")
-    monkeypatch.setattr(pathwise, "BITS_BYTES", 1)            # one word per pass: 64 + 64 + 64 + 8 rows
+    monkeypatch.setattr(pathwise, "BITS_BYTES", 1)            # one word per pass: three passes of 50 rows
     np.testing.assert_allclose(pathwise_values(e, X[:10], background, method="bitset"), whole, rtol=0, atol=1e-12)
     np.testing.assert_allclose(whole, pathwise_values(e, X[:10], background, method="pairs"), rtol=0, atol=1e-12)
 
