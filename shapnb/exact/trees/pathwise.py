@@ -555,7 +555,7 @@ def _explain_rows_bits(X, n_bg, bits, row_of, slot, count, nodes, depth, n_slots
                         d += 1
                         node_at[d] = child; stage[d] = 0; alive[d] = now
                         continue
-                    ns = count[child]                         # a leaf: each row's slots, then its live background rows
+                    ns = count[child]                         # a leaf: each row once, its slot masks read off the level below
                     ns4 = (ns + 7) & ~7                       # loops over slots run to a multiple of 8 (x meets no slot past ns)
                     xm_leaf, fails = xmr[d + 1], zf[d + 1]
                     m = now
@@ -568,7 +568,7 @@ def _explain_rows_bits(X, n_bg, bits, row_of, slot, count, nodes, depth, n_slots
                         n_a = _popcount(xm)
                         b = ns - n_a
                         tot_b = 0.0
-                        if c == 1:                    # one live background row (most visits): found without a loop, its terms straight into own
+                        if c == 1:                            # one live background row (most visits): found without a loop, its terms straight into own
                             zi = 0
                             for w in range(words):
                                 lw = leaf_live[w, r]
