@@ -4,7 +4,7 @@
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #51555dee
 from __future__ import annotations
-import copy, json, numbers, struct
+import contextlib, contextvars, copy, json, numbers, struct
 from typing import NamedTuple
 import numpy as np
 from numba import njit
@@ -16,8 +16,8 @@ from ...core.tabular import (is_frame, is_series, match_columns, model_feature_n
 # %% auto #0
 __all__ = ['DECISION_LE', 'DECISION_LT', 'DECISION_CATEGORY', 'MISSING_NAN', 'MISSING_AS_ZERO', 'MISSING_ZERO_OR_NAN',
            'LIGHTGBM_ZERO', 'PREDICT_BLOCK', 'LIGHTGBM_EARLY_STOPPING', 'CATBOOST_CTR_CODES', 'TreeNodes', 'goes_left',
-           'CategoryCodes', 'TreeEnsemble', 'GroupedSplitsNeeded', 'check_booster_options', 'tree_ensemble',
-           'TreePathGame', 'leaf_shapley']
+           'CategoryCodes', 'TreeEnsemble', 'GroupedSplitsNeeded', 'catboost_exports_shared', 'check_booster_options',
+           'tree_ensemble', 'TreePathGame', 'leaf_shapley']
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #c5501a21
 DECISION_LE, DECISION_LT, DECISION_CATEGORY = 0, 1, 2        # x <= thr, x < thr, x's category in a set goes left
@@ -677,18 +677,38 @@ def _sklearn_takes_missing(model) -> bool:
     if hasattr(model, "__sklearn_tags__"): return bool(model.__sklearn_tags__().input_tags.allow_nan)
     return bool(model._get_tags().get("allow_nan", False))
 
+# %% ../../../nbs/10_tree_ensemble.ipynb #c35ebb75
+_SKLEARN_NODE_FIELDS = ("left_child", "right_child", "feature", "threshold", "weighted_n_node_samples", "missing_go_to_left")
+
+@njit(cache=True)
+def _sklearn_node_fields(records):
+    "One pass over a scikit-learn tree's node records: left, right, feature (-1 at a leaf), threshold, NaN-goes-left and cover, each contiguous."
+    n = len(records)
+    left, right, feature = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64)
+    threshold, default_left, cover = np.empty(n), np.empty(n, np.bool_), np.empty(n)
+    for i in range(n):
+        r = records[i]
+        left[i], right[i] = r.left_child, r.right_child
+        feature[i] = r.feature if r.left_child >= 0 else -1
+        threshold[i], default_left[i], cover[i] = r.threshold, r.missing_go_to_left != 0, r.weighted_n_node_samples
+    return left, right, feature, threshold, default_left, cover
+
 # %% ../../../nbs/10_tree_ensemble.ipynb #12c0e1a4
 def _sklearn_tree(tree_, scale: float, probabilities: bool) -> dict:
     "Node arrays of one fitted scikit-learn tree; leaf values times `scale`, class fractions if `probabilities` (decisions `x <= t`, `TreeEnsemble`'s default)."
-    left = tree_.children_left
     if probabilities:
         value = tree_.value[:, 0, :]
         total = value.sum(1, keepdims=True)
         value = np.divide(value, total, out=np.zeros_like(value), where=total > 0)
     else: value = tree_.value[:, :, 0]
-    missing_left = getattr(tree_, "missing_go_to_left", np.zeros(len(left), bool))   # before scikit-learn 1.3: NaN goes right
-    return dict(left=left, right=tree_.children_right, feature=np.where(left >= 0, tree_.feature, -1), threshold=tree_.threshold,
-                default_left=missing_left, cover=tree_.weighted_n_node_samples, value=value * scale)
+    records = tree_.__getstate__().get("nodes")        # its node records, as pickled (the tree's own memory, not a copy)
+    if isinstance(records, np.ndarray) and set(_SKLEARN_NODE_FIELDS) <= set(records.dtype.names or ()) and len(records) >= tree_.node_count:
+        left, right, feature, threshold, missing_left, cover = _sklearn_node_fields(records[:tree_.node_count])
+    else:                                              # before scikit-learn 1.3 (no missing_go_to_left): NaN goes right
+        left, right, threshold, cover = tree_.children_left, tree_.children_right, tree_.threshold, tree_.weighted_n_node_samples
+        feature = np.where(left >= 0, tree_.feature, -1)
+        missing_left = getattr(tree_, "missing_go_to_left", np.zeros(len(left), bool))
+    return dict(left=left, right=right, feature=feature, threshold=threshold, default_left=missing_left, cover=cover, value=value * scale)
 
 # %% ../../../nbs/10_tree_ensemble.ipynb #03155e4b
 def _from_sklearn_trees(model) -> TreeEnsemble:
@@ -1312,10 +1332,26 @@ def _catboost_ctr_codes(exported: dict, # a CatBoost model's JSON export (`catbo
         left[index] = (f, np.flatnonzero(bins <= borders[f][i].index(b)).tolist())   # ctr <= border: at most as many borders passed
     return left, n_codes, [(f, s, strides[i]) for i, f, _, s in used.values()]
 
+# %% ../../../nbs/10_tree_ensemble.ipynb #8a221a4a
+_CATBOOST_EXPORTS = contextvars.ContextVar("_CATBOOST_EXPORTS", default=None)   # inside `catboost_exports_shared`: model id -> (model, its checked export)
+
+@contextlib.contextmanager
+def catboost_exports_shared(exports: dict | None = None, # exports made in an earlier block, to reuse and add to (None: the enclosing block's, else a fresh dict)
+                           ):
+    "Inside the block, `_catboost_checked_json` exports each CatBoost model once (the models must not be refit inside it); yields the exports."
+    if exports is None: exports = _CATBOOST_EXPORTS.get()
+    if exports is None: exports = {}
+    if not isinstance(exports, dict): raise TypeError(f"exports must be a dict or None, got {type(exports).__name__}")
+    token = _CATBOOST_EXPORTS.set(exports)
+    try: yield exports
+    finally: _CATBOOST_EXPORTS.reset(token)
+
 # %% ../../../nbs/10_tree_ensemble.ipynb #e37c2b31
 def _catboost_checked_json(model, # a CatBoost model
                           ) -> dict:
     "The model's JSON export (`catboost_json`), once it is known to be fitted, without text or embedding features, and with raw outputs for every class it declares."
+    shared = _CATBOOST_EXPORTS.get()
+    if shared is not None and id(model) in shared: return shared[id(model)][1]   # exported (and checked) earlier in the block
     if not model.is_fitted(): raise ValueError(f"this {type(model).__name__} instance is not fitted yet")
     if len(model.get_text_feature_indices()) or len(model.get_embedding_feature_indices()):   # before the JSON export, which refuses them
         raise ValueError("unsupported model: CatBoost models with text or embedding features are not supported; expected numeric and categorical features")
@@ -1331,6 +1367,7 @@ def _catboost_checked_json(model, # a CatBoost model
                          "-inf, their probability 0), so its trees' outputs do not line up with classes_. Refit without them "
                          "(class_names, classes_count), or explain a probability with data=, e.g. explain(lambda X: model.predict_proba(X)[:, 0], "
                          "X, data=..., budget=200)")
+    if shared is not None: shared[id(model)] = (model, j)   # the model held too: its id stays its own inside the block
     return j
 
 def _from_catboost(model) -> TreeEnsemble:

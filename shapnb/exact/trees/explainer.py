@@ -15,7 +15,7 @@ from ...core.indices import check_interaction, check_semivalue, sii_to_shap
 from ...core.scale import is_dask_collection, explain_collection, explain_rows, check_executor, kernel_lock
 from ...core.tabular import is_frame, warn_reordered, check_unnamed_order, is_pipeline
 from ...core.validation import check_bool, check_int
-from .ensemble import tree_ensemble, check_booster_options
+from .ensemble import tree_ensemble, check_booster_options, catboost_exports_shared
 from .grouped import GroupedTrees, needs_grouped_splits
 from .indices import tree_interactions, tree_semivalues
 from .pathwise import pathwise_values
@@ -83,8 +83,11 @@ class TreeExplainer:
     "Exact Shapley values of tree ensembles, with shap's `TreeExplainer` conventions."
     def __new__(cls, model=None, *args, **kwargs):
         "A `GroupedTreeExplainer` for a CatBoost model whose splits read several features (notebook 12c), else a TreeExplainer."
-        if cls is TreeExplainer and needs_grouped_splits(model): cls = GroupedTreeExplainer
-        return super().__new__(cls)
+        with catboost_exports_shared() as exports:      # the CatBoost model's JSON export, made here once for __init__ too
+            if cls is TreeExplainer and needs_grouped_splits(model): cls = GroupedTreeExplainer
+        explainer = super().__new__(cls)
+        if exports: explainer._catboost_exports = exports    # dropped by __init__
+        return explainer
 
     def __init__(self,
                  model,                                  # fitted scikit-learn / XGBoost / LightGBM / CatBoost tree model, a Pipeline of per-feature steps ending in one (notebook 10), or a TreeEnsemble
@@ -98,7 +101,8 @@ class TreeExplainer:
                 ):
         feature_perturbation = _perturbation(feature_perturbation, model_output, data)
         self.feature_perturbation, self.n_jobs = feature_perturbation, _check_jobs(n_jobs)
-        self.ensemble, self._tables = self._ensemble_of(model, iteration_range, missing), None
+        with catboost_exports_shared(self.__dict__.pop("_catboost_exports", None)):
+            self.ensemble, self._tables = self._ensemble_of(model, iteration_range, missing), None
         if averaged := getattr(self.ensemble, "averaged_trees", None):   # LightGBM's random-forest mode: its predict averages
             warnings.warn(f"this LightGBM booster is in random-forest mode: its predict is the mean of its {averaged} trees (per "
                           "output), and that mean is explained; LightGBM's predict(raw_score=True) and pred_contrib, and "
