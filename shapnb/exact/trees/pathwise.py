@@ -367,6 +367,24 @@ def _count_below(values, t, inclusive):
     v = values[base]
     return base + ((v < t) | (inclusive & (v == t)))
 
+@njit(cache=True, inline="always")
+def _count_below4(values, t, inclusive):
+    "`_count_below` of four thresholds `t[i]` (`inclusive[i]`) side by side: the four searches' steps overlap in the processor."
+    n = len(values)
+    if n == 0: return 0, 0, 0, 0
+    b0, b1, b2, b3 = 0, 0, 0, 0
+    while n > 1:
+        half = n >> 1
+        v0, v1, v2, v3 = values[b0 + half], values[b1 + half], values[b2 + half], values[b3 + half]
+        b0 = b0 + half if (v0 < t[0]) | (inclusive[0] & (v0 == t[0])) else b0
+        b1 = b1 + half if (v1 < t[1]) | (inclusive[1] & (v1 == t[1])) else b1
+        b2 = b2 + half if (v2 < t[2]) | (inclusive[2] & (v2 == t[2])) else b2
+        b3 = b3 + half if (v3 < t[3]) | (inclusive[3] & (v3 == t[3])) else b3
+        n -= half
+    v0, v1, v2, v3 = values[b0], values[b1], values[b2], values[b3]
+    return (b0 + ((v0 < t[0]) | (inclusive[0] & (v0 == t[0]))), b1 + ((v1 < t[1]) | (inclusive[1] & (v1 == t[1]))),
+            b2 + ((v2 < t[2]) | (inclusive[2] & (v2 == t[2]))), b3 + ((v3 < t[3]) | (inclusive[3] & (v3 == t[3]))))
+
 @njit(cache=True)
 def _sorted_prefixes(col, values, prefix):
     "Sort `col` into `values` (NaN left out) and set prefix[k] to the rows of its k smallest values, as bitsets; the row order (NaN last) and the number of values."
@@ -414,10 +432,17 @@ def _background_bits(Z, nodes, internal, bits):
         col = Z[:, j]
         order, m = _sorted_prefixes(col, values, prefix)
         zeros = order[:m][np.abs(values[:m]) <= LIGHTGBM_ZERO]
-        for t in prange(len(us)):
+        for g in prange((len(us) + 3) >> 2):         # four splits at a time (the last repeated to fill the four)
+            u4, t4, inclusive4 = np.empty(4, np.int64), np.empty(4), np.empty(4, np.bool_)
+            for i in range(4):
+                u4[i] = us[min(4 * g + i, len(us) - 1)]; node = internal[u4[i]]
+                t4[i], inclusive4[i] = nodes.threshold[node], nodes.decision[node] == DECISION_LE
+            k4 = _count_below4(values[:m], t4, inclusive4)
+            for i in range(4):
+                for w in range(words): bits[u4[i], w] = prefix[k4[i], w]
+        if m == n and len(zeros) == 0: continue       # no NaN and no zero in the column: the prefixes are every direction
+        for t in prange(len(us)):                     # NaN (and zeros read as missing) one by one
             u = us[t]; node = internal[u]
-            k = _count_below(values[:m], nodes.threshold[node], nodes.decision[node] == DECISION_LE)
-            for w in range(words): bits[u, w] = prefix[k, w]
             for r in order[m:]: _set_direction(bits, u, r, goes_left(col[r], node, nodes))
             if nodes.missing[node] == MISSING_ZERO_OR_NAN:
                 for r in zeros: _set_direction(bits, u, r, goes_left(col[r], node, nodes))
