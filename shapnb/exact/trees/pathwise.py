@@ -353,27 +353,13 @@ def _path_slot(path_feature, d, j):
 # %% ../../../nbs/11_tree_pathwise.ipynb #a809aa37
 _PREFIX_BYTES = 16 << 20   # largest prefix-set table of one feature's sorted background (bits per prefix length)
 
-@njit(cache=True)
-def _count_below(values, t, inclusive):
-    "The number of the sorted `values` below `t` (at most `t` when `inclusive`): as many steps for every `t`, none a branch on the data."
-    n = len(values)
-    if n == 0: return 0
-    base = 0
-    while n > 1:                                  # the count lies in [base, base + n]
-        half = n >> 1
-        v = values[base + half]
-        base = base + half if (v < t) | (inclusive & (v == t)) else base   # a select, not a jump
-        n -= half
-    v = values[base]
-    return base + ((v < t) | (inclusive & (v == t)))
-
 @njit(cache=True, inline="always")
 def _count_below4(values, t, inclusive):
-    "`_count_below` of four thresholds `t[i]` (`inclusive[i]`) side by side: the four searches' steps overlap in the processor."
+    "The numbers of the sorted `values` below each of four thresholds `t[i]` (at most `t[i]` if `inclusive[i]`): as many steps for every threshold, none a branch on the data, the four searches interleaved."
     n = len(values)
     if n == 0: return 0, 0, 0, 0
     b0, b1, b2, b3 = 0, 0, 0, 0
-    while n > 1:
+    while n > 1:                                  # each count lies in [b, b + n]; each step moves b by a select, not a jump
         half = n >> 1
         v0, v1, v2, v3 = values[b0 + half], values[b1 + half], values[b2 + half], values[b3 + half]
         b0 = b0 + half if (v0 < t[0]) | (inclusive[0] & (v0 == t[0])) else b0
