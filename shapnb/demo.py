@@ -24,8 +24,8 @@ COMPILE_NOTICE = "compiling the tree kernels (first run only, ~20 s)…"
 BUDGET_HELP = ("game evaluations for KernelSHAP, below 1024 (2^10 would enumerate every coalition); a budget too small for "
                "standard errors (below about 26) is refused")
 
-DEMO_KERNELS = (_ensemble._structure_flags, _ensemble._cover_shares, _ensemble._tree_shapes, _ensemble._predict_rows,   # what run_demo
-                _tables._leaf_sums, _pathwise._background_bits, _pathwise._explain_rows_bits)   # compiles: its one row does not repay the leaf tables
+DEMO_KERNELS = (_ensemble._sklearn_node_fields, _ensemble._structure_flags, _ensemble._cover_shares, _ensemble._tree_shapes,   # what run_demo
+                _ensemble._predict_rows, _tables._leaf_sums, _pathwise._background_bits, _pathwise._explain_rows_bits)   # compiles: its one row does not repay the leaf tables
 
 def _kernels_ready() -> bool:
     "Whether every numba kernel the demo calls is compiled in this process or cached on disk for the current source."
