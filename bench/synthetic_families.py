@@ -13,7 +13,8 @@ its defaults at budgets p+2, 2p, 3p, 4p, 8p (and 16p for p <= 12):
   python bench/synthetic_families.py run METHOD SEED0 SEED1 [cells=fam:p,...] [budgets=3p,4p,...]
   python bench/synthetic_families.py summary [SEEDS]
 
-METHOD is kernel_shap, gp_surrogate_shap, "gp_surrogate_shap shrunk" (its default before 2026-12-07, correction="shrunk")
+METHOD is kernel_shap, gp_surrogate_shap, "gp_surrogate_shap shrunk" (its default before 2026-12-07, correction="shrunk"),
+"gp_surrogate_shap (kernel design)" (its default before singletons=True, the same day; both on the kernel's allocation)
 or shapleig. The rows "gp_surrogate_shap shrunk (earlier code)" are that default's seeds 5-19 on three cells, run before
 2026-12-07 with the code of their day (kept for notebook 35's history; not runnable under that name). `run` appends one JSON line per run to
 bench/results/synthetic_families.jsonl (a run already there is skipped); `summary` prints, per method and budget, the
@@ -126,10 +127,12 @@ def budgets(p):
     return out | ({"16p": 16 * p} if p <= 12 else {})
 
 def method(name):
-    if name in ("gp_surrogate_shap", "gp_surrogate_shap shrunk"):
+    if name in ("gp_surrogate_shap", "gp_surrogate_shap shrunk", "gp_surrogate_shap (kernel design)"):
         from shapnb.bayes.surrogate import gp_surrogate_shap
         if name == "gp_surrogate_shap shrunk":
-            return lambda game, p, budget, seed: gp_surrogate_shap(game, p, budget, seed=seed, correction="shrunk")
+            return lambda game, p, budget, seed: gp_surrogate_shap(game, p, budget, seed=seed, correction="shrunk", singletons=False)
+        if name == "gp_surrogate_shap (kernel design)":
+            return lambda game, p, budget, seed: gp_surrogate_shap(game, p, budget, seed=seed, singletons=False)
         return gp_surrogate_shap
     return {"kernel_shap": shapnb.kernel_shap, "shapleig": shapnb.shapleig}[name]
 

@@ -18,6 +18,7 @@ from shapnb import plots
 torch = pytest.importorskip("torch")
 from shapnb.bayes.gp import HammingHyper, fit_hamming_gp, gp_posterior, log_evidence   # noqa: E402
 from shapnb.bayes.shapleig import efficient_posterior, shapleig, sd_inflation          # noqa: E402
+from shapnb.bayes.surrogate import gp_surrogate_shap                                     # noqa: E402
 
 game = lambda Z: np.asarray(Z, float) @ np.arange(1.0, 5.0)
 Z4 = all_coalitions(4)
@@ -63,6 +64,9 @@ CASES = [
     (lambda: kernel_shap(game, 4, 12, bootstrap=np.array(["symmetric"])), ValueError, "unknown bootstrap"),   # a choice as an array
     (lambda: surrogate_shap(game, 4, 14, correction=np.array([])), ValueError, "correction must be one of"),
     (lambda: shapleig(game, 4, 12, selection=np.array(["eig"])), ValueError, "selection must be one of"),
+    (lambda: wallenius_design(4, 12, singletons="yes"), TypeError, "singletons must be True or False"),
+    (lambda: surrogate_shap(game, 4, 14, singletons=np.array([True])), TypeError, "singletons must be True or False"),
+    (lambda: gp_surrogate_shap(lambda Z: 1 / 0, 4, 14, singletons=None), TypeError, "singletons must be True or False"),   # before the game
 ]
 
 

@@ -27,27 +27,35 @@ def p_and_budget(draw, max_p=12):
     return p, budget
 
 
-@given(p_and_budget(), st.booleans())
+@given(p_and_budget(), st.booleans(), st.booleans())
 @settings(**SETTINGS)
-def test_allocation_sums_to_budget_and_fits(pb, paired):
+def test_allocation_sums_to_budget_and_fits(pb, paired, singletons):
     p, budget = pb
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        sizes, M, means, counts = allocate(p, budget, paired)
+        sizes, M, means, counts = allocate(p, budget, paired, singletons=singletons)
+        kernel_counts = allocate(p, budget, paired)[3]
     units = (budget - 2) // 2 if paired else budget - 2
     assert counts.sum() == units
     assert (counts >= 0).all() and (counts <= M).all()
     np.testing.assert_allclose(means.sum(), units, rtol=1e-9)
     if not paired and p % 2 == 0: assert (counts == counts[::-1]).all()   # symmetric s <-> p - s
+    edge = (sizes == 1) | (sizes == p - 1)
+    affordable = units >= M[edge].sum() + (~edge).sum()
+    if singletons and affordable:   # the sizes 1 and p - 1 whole, and a unit in every other stratum
+        assert (counts[edge] == M[edge]).all() and (counts >= 1).all()
+    else:                           # unaffordable, or not asked for: the kernel's allocation
+        assert (counts == kernel_counts).all()
+    if singletons and (kernel_counts[edge] == M[edge]).all(): assert (counts == kernel_counts).all()   # enumerated anyway: unchanged
 
 
-@given(p_and_budget(max_p=11), st.booleans(), st.integers(0, 2 ** 31))
+@given(p_and_budget(max_p=11), st.booleans(), st.integers(0, 2 ** 31), st.booleans())
 @settings(**SETTINGS)
-def test_design_distinct_symmetric_and_weighted(pb, paired, seed):
+def test_design_distinct_symmetric_and_weighted(pb, paired, seed, singletons):
     p, budget = pb
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        d = wallenius_design(p, budget, paired=paired, seed=seed)
+        d = wallenius_design(p, budget, paired=paired, singletons=singletons, seed=seed)
     masks = coalition_to_mask(d.coalitions)
     assert len(np.unique(masks)) == len(masks)                                # no coalition twice
     assert not np.isin(masks, [0, 2 ** p - 1]).any()

@@ -145,18 +145,29 @@ def allocate(p: int,             # number of players
              budget: int,        # game evaluations, ∅ and N included
              paired: bool = True, # units are pairs {S, N∖S}
              border: bool = True, # enumerate the strata whose share of the budget covers them (`border_strata`)
+             singletons: bool = False, # enumerate the strata of sizes 1 and p - 1 first, when the budget also leaves a unit to every other stratum
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     "Strata sizes, populations, Wallenius means and integer unit counts of the design for `budget` evaluations."
     budget, units = check_budget(p, budget, paired)
-    border = check_bool(border, "border")
+    border, singletons = check_bool(border, "border"), check_bool(singletons, "singletons")
     sizes, M = design_strata(p, paired)
     kernel = shapley_kernel(p, sizes)
-    full = border_strata(kernel * M, M, units) if border else np.zeros(len(M), bool)
-    means, counts = M.copy(), np.where(full, M, 0).astype(np.int64)   # enumerated strata: every unit
-    rest, left = ~full, units - int(M[full].sum())
-    if rest.any():
-        means[rest] = wallenius_means(M[rest], kernel[rest], left)
-        counts[rest] = round_counts(means[rest], M[rest], left)
+    def fill(base):   # `base` units fixed in each stratum; the kernel's allocation (enumerated strata, then Wallenius) shares the rest
+        room = M - base
+        full, open_ = np.zeros(len(M), bool), room > 0
+        if border and open_.any(): full[open_] = border_strata(kernel[open_] * room[open_], room[open_], units - int(base.sum()))
+        counts = base + np.where(full, room, 0).astype(np.int64)   # enumerated strata: every unit
+        means, rest = counts.astype(float), ~full & open_
+        if rest.any():
+            left = units - int(counts.sum())
+            extra = wallenius_means(room[rest], kernel[rest], left)
+            means[rest] += extra
+            counts[rest] += round_counts(extra, room[rest], left)
+        return means, counts
+    means, counts = fill(np.zeros(len(M), np.int64))
+    edge = (sizes == 1) | (sizes == p - 1)
+    if singletons and (counts[edge] < M[edge]).any() and units >= M[edge].sum() + (~edge).sum():
+        means, counts = fill(np.where(edge, M, 1).astype(np.int64))   # the edges whole, a unit to every other stratum
     return sizes, M, means, counts
 
 # %% ../../nbs/20_wallenius_design.ipynb #f7eb6c01
@@ -304,12 +315,13 @@ def wallenius_design(p: int,               # number of players, at least 2
                      *,
                      paired: bool = True,   # units are pairs {S, N∖S}
                      border: bool = True,   # enumerate the strata whose share of the budget covers them
+                     singletons: bool = False, # enumerate the strata of sizes 1 and p - 1 first, when the budget leaves a unit to every other stratum (`allocate`)
                      identify: bool = True, # redraw (at most MAX_DRAWS times) until the coalitions have rank p - 1
                      seed=None,            # int, numpy Generator or None
                     ) -> CoalitionDesign:
     "Stratified design without replacement: Wallenius-mean counts per size, (paired) units drawn uniformly."
     p, identify = check_n_players(p), check_bool(identify, "identify")
-    sizes, M, means, counts = allocate(p, budget, paired, border)
+    sizes, M, means, counts = allocate(p, budget, paired, border, singletons)
     rng = random_generator(seed)
     redraw = identify and counts.sum() >= p - 1   # fewer units than p - 1 can never reach the rank
     for _ in range(MAX_DRAWS if redraw else 1):

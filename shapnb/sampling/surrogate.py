@@ -10,7 +10,7 @@ import numpy as np
 from scipy.stats import t as student_t
 from sklearn.base import clone
 from sklearn.ensemble import GradientBoostingRegressor
-from ..core.validation import check_int, check_n_players, check_coalitions, random_generator
+from ..core.validation import check_int, check_n_players, check_coalitions, random_generator, check_bool
 from ..core.explanation import Explanation
 from ..core.scale import evaluate_coalitions
 from ..exact.trees import TreeExplainer
@@ -285,6 +285,7 @@ def surrogate_shap(game,                      # callable on a boolean (k, p) coa
                    n_folds: int = N_FOLDS,    # folds K of the cross-fitting, at least 2
                    correction: str = "shrunk-refit", # one of CORRECTIONS: "shrunk-refit" (towards the surrogate refit on every coalition; chosen on the tuning half and games outside it), "shrunk" (towards the folds' surrogates, by `shrinkage_weight`) or "full" (design-unbiased)
                    anchors=None,              # (Z, y): coalitions evaluated beforehand (not counted here), in every fold's training data, or None
+                   singletons: bool = True,   # the design enumerates the coalitions of sizes 1 and p - 1 first when the budget leaves a unit to every other size (`allocate`; chosen on the tuning half)
                    bootstrap: str | None = "auto", # "auto" (SE where it can be trusted), "symmetric" (also below DF_MIN; none where the sample shows no error: see se_note), None (no SE)
                    n_boot: int = 200,         # bootstrap replicates, at least 2
                    executor=None,             # None (in-process), a concurrent.futures.Executor or a Dask Client (notebook 05)
@@ -296,7 +297,7 @@ def surrogate_shap(game,                      # callable on a boolean (k, p) coa
     budget = check_int(budget, "the budget (game evaluations)")
     _check_surrogate(surrogate)
     n_folds, n_boot = check_surrogate_options(n_folds, correction, bootstrap, n_boot)
-    anchors = _check_anchors(anchors, p)
+    anchors, singletons = _check_anchors(anchors, p), check_bool(singletons, "singletons")
     rng = random_generator(seed)
     if p == 1:
         check_int(budget, "the budget (game evaluations)", minimum=2)
@@ -304,7 +305,7 @@ def surrogate_shap(game,                      # callable on a boolean (k, p) coa
         y = evaluate_coalitions(game, np.array([[False], [True]]), executor, chunk_size)   # the executor checked, as for p ≥ 2
         return Explanation(np.array([y[1] - y[0]]), y[0], se=np.zeros(1), n_evals=2, method="surrogate_shap",
                            details=dict(design=None, se_note=None, exactly_unbiased=True))
-    d = wallenius_design(p, budget, seed=rng)
+    d = wallenius_design(p, budget, singletons=singletons, seed=rng)
     check_identifiable(d)   # an UnderdeterminedWarning before any evaluation if the budget is too small
     ends = np.array([np.zeros(p, bool), np.ones(p, bool)])
     values = evaluate_coalitions(game, np.concatenate([ends, d.coalitions]), executor, chunk_size)
