@@ -18,8 +18,14 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_
 import sys, json, warnings
 from pathlib import Path
 import numpy as np
+from scipy.stats import t as student_t
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests")); sys.path.insert(0, str(ROOT / "bench"))
+from shapnb.core.games import load_table_game
+from shapnb.sampling.bootstrap import replicate_se
+from shapnb.sampling.regression import residual_df
+from outside_games import outside_games, BUDGETS        # the same games and budgets as bench/outside_games.py
+from synthetic_families import CELLS, make, budgets    # and the same families as bench/synthetic_families.py
 RESULTS = ROOT / "bench" / "results"
 RECORDS, SUMMARY = RESULTS / "gp_surrogate_intervals.jsonl", RESULTS / "gp_surrogate_intervals.json"
 Z95 = 1.959963984540054
@@ -28,9 +34,6 @@ RULES = ("default", "spread_over_K", "bootstrap_alone")
 
 def record(e, truth: np.ndarray, **key) -> dict:
     "Players covered by each rule's interval around `e` (interval=False when it declined)."
-    from scipy.stats import t as student_t
-    from shapnb.sampling.bootstrap import replicate_se
-    from shapnb.sampling.regression import residual_df
     if e.se is None: return dict(key, interval=False)
     d = e.details
     boot, spread = replicate_se(d["replicates"]), np.var(d["fold_values"], axis=0, ddof=1)
@@ -43,13 +46,11 @@ def record(e, truth: np.ndarray, **key) -> dict:
 
 def run(which: str, part: int = 0, n_parts: int = 1):
     "gp_surrogate_shap with its defaults on this part's share of the set; one line per run."
-    import torch
+    import torch                                         # here: `summary` runs without torch
     from shapnb.bayes.surrogate import gp_surrogate_shap
     torch.set_num_threads(1)
     with open(RECORDS, "a") as fh:
         if which == "outside":
-            from outside_games import outside_games, BUDGETS
-            from shapnb.core.games import load_table_game
             for i, path in enumerate(outside_games()):
                 if i % n_parts != part: continue
                 g = load_table_game(path); p = g.n_players; truth = g.exact_shapley()
@@ -57,7 +58,6 @@ def run(which: str, part: int = 0, n_parts: int = 1):
                     e = gp_surrogate_shap(g, p, BUDGETS[label](p), seed=0)
                     fh.write(json.dumps(record(e, truth, set="outside", game=path.name, budget=label)) + "\n"); fh.flush()
         elif which == "synth":
-            from synthetic_families import CELLS, make, budgets
             for i, (family, p) in enumerate(CELLS + [("product", 10), ("product", 14), ("product_heavy", 12)]):
                 if i % n_parts != part: continue
                 game = make(family, p); exact = game.exact()
