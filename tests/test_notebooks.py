@@ -1,29 +1,24 @@
 """Run every notebook in nbs/ as a test, as `nbdev_test` does (cells flagged `#| slow` only with --slow).
 
-Each notebook runs in its own Python process, so that one notebook's global state (matplotlib's IPython hooks,
-numba caches, torch settings) can never make another pass or fail.
+Each notebook runs in its own Python process (tests/nb_runner.py), so that one notebook's global state (matplotlib's
+IPython hooks, numba caches, torch settings) can never make another pass or fail. The runner takes the notebook's
+numba-compiled functions from the library, which CI has checked to be the same code (tests/nb_runner.py says why).
 """
 import subprocess, sys
 from pathlib import Path
 import pytest
+from nb_runner import RUNNER_FILE
 
 NBS = Path(__file__).resolve().parents[1] / "nbs"
 NOTEBOOKS = sorted(p for p in NBS.glob("*.ipynb") if not p.name.startswith(("_", ".")))
 pytestmark = pytest.mark.slow   # each notebook runs in a process of its own: the fast tier leaves them out
-RUNNER = """
-import sys
-from pathlib import Path
-from nbdev.test import test_nb
-ok, seconds = test_nb(Path(sys.argv[1]), skip_flags=sys.argv[2].split(), force_flags=sys.argv[3].split())
-sys.exit(0 if ok else 1)
-"""
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook(notebook, request):
     slow = request.config.getoption("--slow")
     flags = ("", "slow") if slow else ("slow", "")
-    run = subprocess.run([sys.executable, "-c", RUNNER, str(notebook), *flags], capture_output=True, text=True)
+    run = subprocess.run([sys.executable, str(RUNNER_FILE), str(notebook), *flags], capture_output=True, text=True)
     assert run.returncode == 0, f"{notebook.name} failed:\n{run.stderr[-6000:]}"
 
 
