@@ -12,6 +12,11 @@ def pytest_configure(config):
                                        "`pytest -m 'not slow'` is the fast tier")
 
 
+def pytest_collection_modifyitems(config, items):
+    "The notebooks first: they are most of the long tests, and two pytest workers finish together when those start early."
+    items.sort(key=lambda item: item.path.name != "test_notebooks.py")   # stable: the order within each group is kept
+
+
 def pytest_addoption(parser):
     parser.addoption("--slow", action="store_true", default=False,
                      help="also run notebook cells flagged `#| slow` (benchmarks and simulation studies)")
