@@ -9,6 +9,8 @@ of the call (time.process_time, one thread).
   taskset -c 1 python bench/gp_surrogate.py tune [n_seeds=3]  -> bench/results/gp_surrogate_tuning.json
   taskset -c 1 python bench/gp_surrogate.py summary            -> recomputes the tuning summary from the saved runs
   taskset -c 1 python bench/gp_surrogate.py report             -> bench/results/gp_surrogate_reporting.json
+  (or in parts: `taskset -c 0 python bench/gp_surrogate.py report 0 2`, `... report 1 2` on the other core, then
+   `python bench/gp_surrogate.py report-merge 2`)
   python bench/gp_surrogate.py shrinkage [part n_parts]         -> bench/results/gp_surrogate_shrinkage.json
   taskset -c 1 python bench/gp_surrogate.py se-rules           -> bench/results/gp_surrogate_se_rules.json
 
@@ -137,20 +139,31 @@ def summary(runs) -> dict:
                 mean_seconds=sec)
 
 
-def report():
-    "CHOSEN on the reporting half: budgets p+2..8p, seeds 0-4."
+def report(part: int = 0, n_parts: int = 1):
+    "CHOSEN on the reporting half (this part's share of the games): budgets p+2..8p, seeds 0-4."
     files = json.loads((RESULTS / "reporting_games.json").read_text())["games"]
     runs, t0 = [], time.perf_counter()
     for i, f in enumerate(files):
+        if i % n_parts != part: continue
         g = load_table_game(games_dir() / f); p = g.n_players; truth = g.exact_shapley()
         for label, budget in GRID:
             for seed in SEEDS:
                 r = run(gps(CHOSEN), g, p, label, budget(p), seed, NAME, truth); r["game"] = f[:-4]
                 runs.append(r)
         print(f"{i + 1}/{len(files)} {f} {time.perf_counter() - t0:.0f} s", flush=True)
-    path = RESULTS / "gp_surrogate_reporting.json"
+    path = RESULTS / ("gp_surrogate_reporting.json" if n_parts == 1 else f"gp_surrogate_reporting.part{part}of{n_parts}.json")
     path.write_text(json.dumps(runs, indent=1) + "\n")
     print(f"{len(runs)} runs -> {path}")
+
+
+def merge_report(n_parts: int):
+    "The parts of `report part n_parts` as the one file issue17_report.py reads (the parts removed)."
+    parts = [RESULTS / f"gp_surrogate_reporting.part{k}of{n_parts}.json" for k in range(n_parts)]
+    if missing := [q.name for q in parts if not q.exists()]: sys.exit(f"parts missing: {missing}")
+    runs = [r for q in parts for r in json.loads(q.read_text())]
+    (RESULTS / "gp_surrogate_reporting.json").write_text(json.dumps(runs, indent=1) + "\n")
+    for q in parts: q.unlink()
+    print(f"{len(runs)} runs -> gp_surrogate_reporting.json")
 
 
 SHRINK_ACTIVE = (0.0, 0.5, 0.75)
@@ -289,7 +302,9 @@ if __name__ == "__main__":
             (RESULTS / "gp_surrogate_tuning.json").write_text(json.dumps(out, indent=1, default=str) + "\n")
             print(json.dumps(out["summary"], indent=1))
         elif mode == "report":
-            report()
+            report(*map(int, sys.argv[2:4]))
+        elif mode == "report-merge":
+            merge_report(int(sys.argv[2]))
         elif mode == "shrinkage":
             if len(sys.argv) > 2: shrinkage(int(sys.argv[2]), int(sys.argv[3]))
             else:

@@ -448,3 +448,23 @@ def test_sd_widening_is_scale_free_and_capped():
     assert np.nanmax(z2) > 10 * Z2_CAP                                            # a confident miss (z² of 564)
     assert run.details["sd_inflation"] == pytest.approx(max(1.0, float(np.nanmean(np.minimum(z2, Z2_CAP)))), rel=1e-12)
     assert run.details["sd_inflation"] < np.nanmean(z2) / 10                       # the capped mean: 2.9, not the 38 it sets uncapped
+
+
+@settings(max_examples=6, deadline=None)
+@given(p=st.integers(3, 8), seed=st.integers(0, 2**16), extra=st.integers(1, 8))
+def test_initial_design_of_the_default_reproduces_the_default_run(p, seed, extra):
+    """shapleig(initial=) given the very coalitions and values of the default run's initial design is that run (p <= 12:
+    every unevaluated coalition is scored, so nothing else draws from the seed), and evaluates none of them again."""
+    rng = np.random.default_rng(seed)
+    table = TableGame(rng.normal(size=2 ** p) + 3.0 * all_coalitions(p)[:, 0])
+    budget = min(2 ** p - 1, 4 + extra)
+    default = shapleig(table, p, budget, seed=seed, progress=False)
+    start = default.round_of == 0
+    asked = []
+    def counted(Z): asked.append(np.asarray(Z, bool)); return table(Z)
+    shuffled = np.random.default_rng(seed + 1).permutation(int(start.sum()))   # any order: ∅ and N are put first
+    warm = shapleig(counted, p, budget, seed=seed, progress=False,
+                    initial=(default.coalitions[start][shuffled], default.game_values[start][shuffled]))
+    np.testing.assert_array_equal(coalition_to_mask(warm.coalitions[~start]), coalition_to_mask(default.coalitions[~start]))
+    np.testing.assert_allclose(warm.values, default.values, rtol=0, atol=1e-9 * np.abs(default.values).max())
+    assert sum(map(len, asked)) == budget - start.sum() == warm.n_evals - start.sum()

@@ -18,7 +18,7 @@ from .eig import ShapleyPosterior, select_batch, first_best
 
 # %% auto #0
 __all__ = ['SELECTIONS', 'MAX_PLAYERS', 'EFFICIENCY_VAR_RTOL', 'KERNELS', 'RESELECT', 'Z2_CAP', 'default_n_initial',
-           'efficient_posterior', 'stopped_posterior', 'predictive_z2', 'sd_inflation', 'shapleig']
+           'efficient_posterior', 'stopped_posterior', 'predictive_z2', 'sd_inflation', 'initial_design', 'shapleig']
 
 # %% ../../nbs/32_shapleig.ipynb #13be19d5
 SELECTIONS = ("eig", "random", "uncertainty", "leverage")
@@ -196,11 +196,34 @@ def sd_inflation(z2, # squared standardised one-step-ahead errors (NaN: none mad
     if (z2 < 0).any(): raise ValueError("z2 must be non-negative (NaN: no prediction)")
     return max(1.0, float(np.minimum(z2, Z2_CAP).mean())) if len(z2) else 1.0
 
+# %% ../../nbs/32_shapleig.ipynb #eaca932c
+def initial_design(initial, # (Z, y): coalitions already evaluated (bool (k, p)) and their k values, ∅ and N among them
+                   p: int,  # number of players
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    "The caller's evaluated coalitions checked for `shapleig(initial=)`: duplicates once, ∅ first and N second."
+    if not (isinstance(initial, tuple) and len(initial) == 2):
+        raise TypeError(f"initial must be a tuple (Z, y) of evaluated coalitions and their values, got {type(initial).__name__}")
+    Z, y = check_coalitions(initial[0], p), np.asarray(initial[1], float)
+    if y.shape != (len(Z),) or not np.isfinite(y).all(): raise ValueError(f"initial's y must be {len(Z)} finite values, one per coalition")
+    _, first, which = np.unique(np.packbits(Z, axis=1), axis=0, return_index=True, return_inverse=True)
+    if (y != y[first][which.ravel()]).any(): raise ValueError("initial holds a coalition twice with different values")
+    Z, y = Z[np.sort(first)], y[np.sort(first)]
+    sizes = Z.sum(1)
+    if not (sizes == 0).any() or not (sizes == p).any():
+        raise ValueError("initial must hold ∅ and N with their values: v(∅) is the base value and v(N) - v(∅) the values' sum")
+    order = np.argsort(np.where(sizes == 0, 0, np.where(sizes == p, 1, 2)), kind="stable")
+    return Z[order], y[order]
+
+
 # %% ../../nbs/32_shapleig.ipynb #b61b53f1
-def _enumerated(game, p: int, executor, chunk_size, selection: str, kernel: str) -> Explanation:
-    "ShaplEIG at a budget of every coalition: all 2^p evaluated once, the exact values, standard deviations 0."
+def _enumerated(game, p: int, executor, chunk_size, selection: str, kernel: str, known=None) -> Explanation:
+    "ShaplEIG at a budget of every coalition: all 2^p evaluated once (`known` (Z, y): not again), the exact values, sds 0."
     Z = all_coalitions(p)
-    y = evaluate_coalitions(game, Z, executor, chunk_size)
+    y, new = np.empty(len(Z)), np.ones(len(Z), bool)
+    if known is not None:
+        masks = coalition_to_mask(known[0])
+        y[masks], new[masks] = known[1], False
+    y[new] = evaluate_coalitions(game, Z[new], executor, chunk_size)
     details = dict(cov=np.zeros((p, p)), coalitions=Z, game_values=y, round_of=np.zeros(len(Z), np.int64), hyper=None,
                    unit_exponent=0, hyper_standardised=None, cov_standardised=np.zeros((p, p)), fit_seconds=[], select_seconds=[],
                    selection=selection, kernel=kernel, kernel_choice=None, kernels_chosen=[], enumerated=True,
@@ -213,6 +236,7 @@ def shapleig(game,                          # callable on a boolean (k, p) coali
              *,
              seed=None,                     # int or numpy Generator
              n_initial: int | None = None,  # size of the leverage-sampled initial design, ∅ and N included (None: `default_n_initial(p)`, i.e. 4, or the budget if smaller)
+             initial=None,                  # (Z, y): coalitions already evaluated, ∅ and N among them, as the initial design (`initial_design`; not evaluated again, counted in the budget), or None
              selection: str = "eig",        # "eig" (ShaplEIG) or an ablation: "random", "uncertainty", "leverage"
              batch_size: int = 1,           # coalitions chosen per round (greedily, with fixed hyperparameters) and evaluated together
              executor=None,                 # a concurrent.futures.Executor or Dask Client that evaluates the coalitions (None: in-process)
@@ -240,6 +264,11 @@ def shapleig(game,                          # callable on a boolean (k, p) coali
         warnings.warn(f"budget={budget} exceeds the 2**{p}={2 ** p} coalitions: each is evaluated once, and the values are exact")
     if every: budget = 2 ** p
     if p < 2 and not every: raise ValueError("shapleig needs p >= 2 players, or a budget of both coalitions for p = 1")
+    if initial is not None:
+        if n_initial is not None: raise ValueError("give n_initial or initial, not both: initial is the initial design")
+        if selection == "leverage": raise ValueError("initial applies to the adaptive selections; selection='leverage' draws its whole plan")
+        initial = initial_design(initial, p)
+        n_initial = len(initial[0])
     if n_initial is None:   # the default design shrinks to a smaller budget; an explicit one does not
         n_initial = default_n_initial(p)
         if 2 <= budget < n_initial: n_initial = budget
@@ -257,16 +286,18 @@ def shapleig(game,                          # callable on a boolean (k, p) coali
     if every and learn_noise:
         warnings.warn(f"budget={budget} evaluates every coalition: the values are the exact Shapley values of the values "
                       "observed, noise included, and learn_noise=True is not used (it applies to budgets below 2**p)", stacklevel=2)
-    if every: return _enumerated(game, p, executor, chunk_size, selection, kernel)
+    if every: return _enumerated(game, p, executor, chunk_size, selection, kernel, known=initial)
     unidentified = budget <= p                             # fewer than p - 1 evaluations besides ∅ and N: directions unfixed
     if unidentified:
         warnings.warn(f"fewer evaluations than players: values are not identified (budget {budget} for p={p} players); the "
                       "posterior mean fills the directions the evaluations do not fix from the prior, and no sd is reported "
                       f"(the prior's spread there is no measured uncertainty). Give a budget of at least p + 1 = {p + 1}",
                       UnderdeterminedWarning, stacklevel=2)
-    plan = leverage_coalitions(p, budget if selection == "leverage" else n_initial, seed=rng)
-    X = plan[:n_initial]
-    y = evaluate_coalitions(game, X, executor, chunk_size)   # the game's own values; the GP sees u = (y - v(∅)) 2^-e
+    if initial is None:
+        plan = leverage_coalitions(p, budget if selection == "leverage" else n_initial, seed=rng)
+        X = plan[:n_initial]
+        y = evaluate_coalitions(game, X, executor, chunk_size)   # the game's own values; the GP sees u = (y - v(∅)) 2^-e
+    else: X, y = initial
     ref = y[0]                                               # v(∅) (always first): any offset of the game drops out
     e = _unit_exponent(y - ref)
     round_of, z2 = [0] * n_initial, [np.nan] * n_initial   # z2: one-step-ahead checks of the model (above)

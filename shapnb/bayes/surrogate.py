@@ -16,10 +16,12 @@ from ..core.explanation import Explanation
 from ..sampling.surrogate import surrogate_shap, check_surrogate_options, N_FOLDS
 from .gp import HammingHyper, check_noise, fit_kernel_choice, fit_hamming_gp, kernel_options, KERNEL_CHOICES, CRITERIA, DEFAULT_NOISE
 from .eig import shapley_kernel_vectors
-from .shapleig import shapleig
+from .shapleig import shapleig, initial_design
+from ..sampling.design import design_strata
 
 # %% auto #0
-__all__ = ['HYPER_FITS', 'GP_SURROGATE_MAX_PLAYERS', 'GP_KERNELS', 'GPSurrogate', 'gp_surrogate_shap']
+__all__ = ['HYPER_FITS', 'GP_SURROGATE_MAX_PLAYERS', 'GP_KERNELS', 'GPSurrogate', 'singletons_budget', 'eig_after_count',
+           'gp_surrogate_shap']
 
 # %% ../../nbs/35_gp_surrogate.ipynb #c3e1edb2
 HYPER_FITS = ("shared", "fold")                   # hyperparameters fitted once on every evaluated point, or per fold
@@ -122,6 +124,37 @@ class GPSurrogate:
         self._check_fitted()
         return self.phi.copy()
 
+# %% ../../nbs/35_gp_surrogate.ipynb #946cf444
+def singletons_budget(p: int, # number of players, at least 2
+                     ) -> int:
+    "The smallest budget at which the paired Wallenius design enumerates sizes 1 and p - 1 and gives a unit to every other size."
+    p = check_int(p, "the number of players p", minimum=2)
+    sizes, M = design_strata(p, True)
+    edge = (sizes == 1) | (sizes == p - 1)
+    return 2 + 2 * int(M[edge].sum() + (~edge).sum())   # ∅ and N, and two coalitions per unit
+
+# %% ../../nbs/35_gp_surrogate.ipynb #0959cd56
+def eig_after_count(eig_after,        # "auto" or a fraction of the budget in [0, 1)
+                    p: int,           # number of players
+                    budget: int,      # distinct game evaluations
+                    correction: str,  # the correction (the evaluations enter the refit of "shrunk-refit" only)
+                    active: float,    # the fraction spent on ShaplEIG before the design
+                   ) -> int:
+    "How many evaluations `gp_surrogate_shap` leaves to ShaplEIG after the design (ValueError for an option it cannot honour)."
+    if isinstance(eig_after, str):
+        if eig_after != "auto": raise ValueError(f"eig_after must be 'auto' or a fraction in [0, 1), got {eig_after!r}")
+        if correction != "shrunk-refit" or active > 0 or p < 2 or (p <= 62 and budget >= 2 ** p): return 0
+        return max(0, budget - singletons_budget(p))
+    if isinstance(eig_after, (bool, np.bool_)) or not isinstance(eig_after, numbers.Real) or not (0 <= eig_after < 1):
+        raise ValueError(f"eig_after must be 'auto' or a fraction in [0, 1), got {eig_after!r}")
+    n = int(round(eig_after * budget)) if p >= 2 and not (p <= 62 and budget >= 2 ** p) else 0
+    if n and correction != "shrunk-refit":
+        raise ValueError(f"eig_after's coalitions enter the refit only, which correction={correction!r} does not use: give correction='shrunk-refit'")
+    if n and active > 0: raise ValueError("give active (ShaplEIG before the design) or eig_after (after it), not both")
+    if n and budget - n < 4:
+        raise ValueError(f"eig_after={eig_after} leaves the design {budget - n} evaluations, fewer than the 4 it needs (∅, N and one pair)")
+    return n
+
 # %% ../../nbs/35_gp_surrogate.ipynb #eed9132a
 def gp_surrogate_shap(game,                         # callable on a boolean (k, p) coalition matrix, returning k floats
                       p: int,                       # number of players, at most GP_SURROGATE_MAX_PLAYERS (200)
@@ -132,6 +165,7 @@ def gp_surrogate_shap(game,                         # callable on a boolean (k, 
                       criterion: str = "bic",       # how kernel="auto" chooses: one of CRITERIA
                       hyper_fit: str = "fold",      # "fold" (per fold: exactly unbiased, K times the fits) or "shared" (fitted once on every point: faster, leaky)
                       active: float = 0.0,          # fraction of the budget spent first on ShaplEIG's EIG-chosen coalitions (anchors of every fold), in [0, 1); a coalition both parts draw is paid once, so `n_evals` can fall short of the budget
+                      eig_after="auto",             # evaluations ShaplEIG chooses after the design, given its coalitions, for the refit only: "auto" (the budget beyond `singletons_budget(p)`, with correction "shrunk-refit" and no active part) or a fraction of the budget in [0, 1)
                       n_folds: int = N_FOLDS,       # folds K of the cross-fitting, at least 2
                       singletons: bool = True,      # the design enumerates the coalitions of sizes 1 and p - 1 first when the budget leaves a unit to every other size (`allocate`; chosen on the tuning half)
                       correction: str = "shrunk-refit", # one of CORRECTIONS: "shrunk-refit" (towards the posterior mean refit on every coalition; chosen on the tuning half and games outside it), "shrunk" (towards the folds' posterior means) or "full" (design-unbiased)
@@ -154,6 +188,7 @@ def gp_surrogate_shap(game,                         # callable on a boolean (k, 
     check_surrogate_options(n_folds, correction, bootstrap, n_boot)   # before the active part calls the game
     if isinstance(active, (bool, np.bool_)) or not isinstance(active, numbers.Real) or not (0 <= active < 1):
         raise ValueError(f"active must be a fraction in [0, 1), got {active!r}")
+    n_after = eig_after_count(eig_after, p, budget, correction, active)
     executor = check_executor(executor)
     if chunk_size is not None: check_int(chunk_size, "chunk_size", minimum=1)
     rng = random_generator(seed)
@@ -172,15 +207,28 @@ def gp_surrogate_shap(game,                         # callable on a boolean (k, 
             eig_run = shapleig(counted, p, n_active, seed=rng.spawn(1)[0], progress=False, kernel="auto" if kernel == "auto" else "fixed",
                                kernel_criterion=criterion, noise=noise)
         anchors = (eig_run.coalitions, eig_run.game_values)
-    rest = budget - n_active + 2 if anchors is not None else budget   # ∅ and N are in both parts, paid once
+    rest = budget - n_active + 2 if anchors is not None else budget - n_after   # ∅ and N are in both parts, paid once
+    extend = None
+    if n_after:
+        eig_seed = rng.spawn(1)[0]                       # the design's stream is the same with or without this part
+        def extend(Z, y):                                # the design's coalitions and values: ShaplEIG from them to the budget
+            X0, y0 = initial_design((Z, y), p)
+            run = shapleig(counted, p, len(X0) + budget - counted.n_evals, initial=(X0, y0), seed=eig_seed, progress=False,
+                           kernel="auto" if kernel == "auto" else "fixed", kernel_criterion=criterion, noise=noise)
+            new = run.round_of > 0
+            return run.coalitions[new], run.game_values[new]
     every = p <= 62 and budget >= 2 ** p                   # every coalition evaluated: exact whatever the surrogate, so
     sur = "linear" if every else GPSurrogate(kernel=kernel, criterion=criterion, noise=noise, hyper_fit=hyper_fit)   # no GP fits
     e = surrogate_shap(counted, p, rest, seed=rng, surrogate=sur, n_folds=n_folds, correction=correction, anchors=anchors, singletons=singletons,
-                       bootstrap=bootstrap, n_boot=n_boot)
+                       bootstrap=bootstrap, n_boot=n_boot, extend=extend)
     note = e.details["se_note"]
     if note is not None and anchors is not None:        # the note counts the design's evaluations, not the whole budget
         note = (f"with active={active}, the design has {rest} of the budget {budget} (ShaplEIG's part took {n_active}, ∅ and N "
                 f"shared), and the budgets below are the design's own: lower active, or raise the budget. {note}")
+    if note is not None and n_after:
+        note = (f"the design has {rest} of the budget {budget} (ShaplEIG chose {n_after} after it, for the estimate, not the "
+                f"standard errors), and the budgets below are the design's own. {note}")
     details = dict(e.details, kernel=kernel, hyper_fit=hyper_fit, active=active, n_active=0 if anchors is None else n_active,
+                   eig_after=n_after,
                    anchors=anchors, eig_run=eig_run, design_budget=rest, se_note=note)
     return Explanation(e.values, e.base_values, se=e.se, n_evals=counted.n_evals, method="gp_surrogate_shap", details=details)

@@ -257,12 +257,12 @@ def shrinkage_weight(delta,                 # (p,) the correction's zero-sum par
 
 
 # %% ../../nbs/25_surrogate.ipynb #44bf256e
-def _check_anchors(anchors, p: int):
-    "Anchors as (Z bool (m, p), y float (m,)) finite, or None."
+def _check_anchors(anchors, p: int, name: str = "anchors"):
+    "Anchors (or `name`'s coalitions) as (Z bool (m, p), y float (m,)) finite, or None."
     if anchors is None: return None
-    if not (isinstance(anchors, tuple) and len(anchors) == 2): raise TypeError("anchors must be a tuple (Z, y) or None")
+    if not (isinstance(anchors, tuple) and len(anchors) == 2): raise TypeError(f"{name} must be a tuple (Z, y) or None")
     Za, ya = check_coalitions(anchors[0], p), np.asarray(anchors[1], float)
-    if ya.shape != (len(Za),) or not np.isfinite(ya).all(): raise ValueError(f"anchors' y must be {len(Za)} finite values, one per coalition")
+    if ya.shape != (len(Za),) or not np.isfinite(ya).all(): raise ValueError(f"{name}' y must be {len(Za)} finite values, one per coalition")
     return Za, ya
 
 def check_surrogate_options(n_folds: int,        # folds K of the cross-fitting, at least 2
@@ -285,6 +285,7 @@ def surrogate_shap(game,                      # callable on a boolean (k, p) coa
                    n_folds: int = N_FOLDS,    # folds K of the cross-fitting, at least 2
                    correction: str = "shrunk-refit", # one of CORRECTIONS: "shrunk-refit" (towards the surrogate refit on every coalition; chosen on the tuning half and games outside it), "shrunk" (towards the folds' surrogates, by `shrinkage_weight`) or "full" (design-unbiased)
                    anchors=None,              # (Z, y): coalitions evaluated beforehand (not counted here), in every fold's training data, or None
+                   extend=None,               # callable (Z, y) -> (Z_more, y_more): given the evaluated coalitions (∅ and N first) and values, more it evaluated (not counted here), in the refit only (correction "shrunk-refit"), or None
                    singletons: bool = True,   # the design enumerates the coalitions of sizes 1 and p - 1 first when the budget leaves a unit to every other size (`allocate`; chosen on the tuning half)
                    bootstrap: str | None = "auto", # "auto" (SE where it can be trusted), "symmetric" (also below DF_MIN; none where the sample shows no error: see se_note), None (no SE)
                    n_boot: int = 200,         # bootstrap replicates, at least 2
@@ -298,6 +299,9 @@ def surrogate_shap(game,                      # callable on a boolean (k, p) coa
     _check_surrogate(surrogate)
     n_folds, n_boot = check_surrogate_options(n_folds, correction, bootstrap, n_boot)
     anchors, singletons = _check_anchors(anchors, p), check_bool(singletons, "singletons")
+    if extend is not None and not callable(extend): raise TypeError(f"extend must be callable or None, got {type(extend).__name__}")
+    if extend is not None and correction != "shrunk-refit":
+        raise ValueError(f"extend's coalitions enter the refit only, which correction={correction!r} does not use: give correction='shrunk-refit'")
     rng = random_generator(seed)
     if p == 1:
         check_int(budget, "the budget (game evaluations)", minimum=2)
@@ -365,12 +369,17 @@ def surrogate_shap(game,                      # callable on a boolean (k, p) coa
         spread = np.var(phi_folds, axis=0, ddof=1) if K > 1 else np.zeros(p)
         inflation = float(student_t.ppf(0.975, max(residual_df(d), 1)) / student_t.ppf(0.975, np.inf))
         unbiased_se = inflation * np.sqrt(replicate_se(phi_g + phi_0 + boot) ** 2 + spread)
-    phi, refit = phi_g + phi_0 + delta, None                     # the design-unbiased estimate
+    phi, refit, n_extended = phi_g + phi_0 + delta, None, 0      # the design-unbiased estimate
     if correction == "shrunk" and not d.enumerated:
         weight = shrinkage_weight(delta, float(np.var(boot, axis=0, ddof=1).sum()))
         phi = phi_g + phi_0 + weight * delta
     elif correction == "shrunk-refit" and not d.enumerated:     # towards one surrogate fitted to every evaluated coalition
-        refit = fit_surrogate(template, *training(np.ones(len(Z), bool)), seed=int(rng.integers(2 ** 31))).shapley()
+        Zr, yr, wr = training(np.ones(len(Z), bool))
+        if extend is not None:                                   # the caller's further coalitions: the refit's, not the folds'
+            Zx, yx = _check_anchors(extend(np.concatenate([ends, Z]), values.copy()), p, "extend's result")
+            Zr, yr, wr = np.concatenate([Zr, Zx]), np.concatenate([yr, np.ldexp(yx - ref, -e)]), np.concatenate([wr, np.full(len(Zx), wr[2:].mean())])
+            n_extended = len(Zx)
+        refit = fit_surrogate(template, Zr, yr, wr, seed=int(rng.integers(2 ** 31))).shapley()
         refit = refit + (v1 - v0 - refit.sum()) / p              # efficient, as the estimate is
         weight = shrinkage_weight(phi - refit, float((unbiased_se ** 2).sum()))   # its squared SEs as the noise
         phi = refit + weight * (phi - refit)
@@ -393,6 +402,6 @@ def surrogate_shap(game,                      # callable on a boolean (k, p) coa
                    v_full=float(values[1]), folds=fold_of_unit, n_folds=K, surrogates=surrogates, unit_exponent=e,
                    surrogate_values=unit(phi_g), correction=unit(added), full_correction=unit(phi_0 + delta),
                    refit_values=unit(refit), correction_kind=correction, shrinkage_weight=weight, unit_terms=unit(T), fold_values=unit(np.array(phi_folds)),
-                   bootstrap=used, replicates=reps, se_note=note, exactly_unbiased=exactly_unbiased)
+                   bootstrap=used, replicates=reps, se_note=note, exactly_unbiased=exactly_unbiased, n_extended=n_extended)
     return Explanation(phi, float(values[0]), se=se, n_evals=d.n_evals, method="surrogate_shap", details=details)
 
