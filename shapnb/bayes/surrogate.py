@@ -225,7 +225,7 @@ def gp_surrogate_shap(game,                         # callable on a boolean (k, 
     if note is not None and anchors is not None:        # the note counts the design's evaluations, not the whole budget
         note = (f"with active={active}, the design has {rest} of the budget {budget} (ShaplEIG's part took {n_active}, ∅ and N "
                 f"shared), and the budgets below are the design's own: lower active, or raise the budget. {note}")
-    if note is not None and n_after:
+    if note is not None and n_after and bootstrap is not None:   # an SE asked for and not given: the design's budgets say why
         note = (f"the design has {rest} of the budget {budget} (ShaplEIG chose {n_after} after it, for the estimate, not the "
                 f"standard errors), and the budgets below are the design's own. {note}")
     details = dict(e.details, kernel=kernel, hyper_fit=hyper_fit, active=active, n_active=0 if anchors is None else n_active,
