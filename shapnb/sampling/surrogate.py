@@ -285,7 +285,7 @@ def surrogate_shap(game,                      # callable on a boolean (k, p) coa
                    n_folds: int = N_FOLDS,    # folds K of the cross-fitting, at least 2
                    correction: str = "shrunk-refit", # one of CORRECTIONS: "shrunk-refit" (towards the surrogate refit on every coalition; chosen on the tuning half and games outside it), "shrunk" (towards the folds' surrogates, by `shrinkage_weight`) or "full" (design-unbiased)
                    anchors=None,              # (Z, y): coalitions evaluated beforehand (not counted here), in every fold's training data, or None
-                   extend=None,               # callable (Z, y) -> (Z_more, y_more): given the evaluated coalitions (∅ and N first) and values, more it evaluated (not counted here), in the refit only (correction "shrunk-refit"), or None
+                   extend=None,               # callable (Z, y) -> (Z_more, y_more): given the design's evaluated coalitions (∅ and N first, no anchors) and values, more it evaluated (not counted here), in the refit only (correction "shrunk-refit"), or None
                    singletons: bool = True,   # the design enumerates the coalitions of sizes 1 and p - 1 first when the budget leaves a unit to every other size (`allocate`; chosen on the tuning half)
                    bootstrap: str | None = "auto", # "auto" (SE where it can be trusted), "symmetric" (also below DF_MIN; none where the sample shows no error: see se_note), None (no SE)
                    n_boot: int = 200,         # bootstrap replicates, at least 2
