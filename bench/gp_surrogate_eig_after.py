@@ -15,6 +15,10 @@ writes, by budget: the geometric-mean MSE ratio over the cells of eig_after="aut
 ShaplEIG; the cells where each of the two has the lowest mean MSE against shapleig, shapleig_old, kernel_shap and
 regression_msr; coverage of the intervals; seconds per run.
 
+`run2p part n_parts` (a lead for the next rule, not the default): at 2p only, where "auto" leaves the whole budget to
+the design, fixed fractions EIG_AFTER_2P of the budget to ShaplEIG after it (seeds 0-4, same records); `summary` then
+adds their MSE against our ShaplEIG at 2p and the cells where each is lowest against the baselines.
+
 `families` runs the new rule and the design alone on the 24 games of bench/unseen_families.py (families outside the
 benchmark: voting, airport, unanimity sums, a dominant player, ...; exact values by brute force), budgets 3p, 4p, 8p,
 seeds 0-2 (records in bench/results/gp_surrogate_eig_after_families.jsonl); `families-summary` gives by budget the
@@ -59,9 +63,33 @@ def run(part: int = 0, n_parts: int = 1, n_seeds: int = len(SEEDS)):
         print(f"{i + 1}/{len(files)} {f}", flush=True)
 
 
+EIG_AFTER_2P = (0.5, 0.75)
+
+
+def run2p(part: int = 0, n_parts: int = 1):
+    "At 2p, fixed fractions EIG_AFTER_2P after the design, on this part's share of the tuning games; records to RECORDS."
+    files = json.loads((RESULTS / "tuning_games.json").read_text())["games"]
+    done = set()
+    if RECORDS.exists(): done = {(r["game"], r["budget_label"], r["seed"], r["method"]) for r in map(json.loads, RECORDS.read_text().splitlines())}
+    for i, f in enumerate(files):
+        if i % n_parts != part: continue
+        g = load_table_game(games_dir() / f); p = g.n_players; truth = g.exact_shapley()
+        for frac in EIG_AFTER_2P:
+            name = f"gps eig_after={frac}"
+            fn = lambda g, p, b, s, frac=frac: gp_surrogate_shap(g, p, b, seed=s, eig_after=frac)
+            for seed in SEEDS:
+                if (f[:-4], "2p", seed, name) in done: continue
+                r = run_one(fn, g, p, "2p", 2 * p, seed, name, truth); r["game"] = f[:-4]
+                with open(RECORDS, "a") as fh: fh.write(json.dumps(r) + "\n")
+        print(f"{i + 1}/{len(files)} {f}", flush=True)
+
+
 def summary() -> dict:
     "By budget: MSE ratios of the new rule, cells lowest against the baselines, coverage, seconds."
     d = pd.DataFrame(map(json.loads, RECORDS.read_text().splitlines()))
+    leads = [f"gps eig_after={frac}" for frac in EIG_AFTER_2P]
+    at_2p, every_run = d[d.budget_label == "2p"].groupby(["game", "method"]).mse.mean().unstack(), d
+    d = d[~d.method.isin(leads)]
     cell = d.groupby(["game", "budget_label", "method"]).mse.mean().unstack().dropna()
     gmean = lambda r: {k: round(float(v), 3) for k, v in np.exp(np.log(r).groupby(level="budget_label").mean()).items()}
     lowest = lambda m: {k: int(v) for k, v in (cell[[m] + list(BASELINES)].idxmin(axis=1) == m).groupby(level="budget_label").sum().items()}
@@ -73,8 +101,12 @@ def summary() -> dict:
                coverage={m: {k: None if x.isna().all() else round(float(x.mean()), 4) for k, x in d[d.method == m].groupby("budget_label").coverage}
                          for m in (NEW, ALONE)},
                seconds={m: {k: round(float(x.mean()), 2) for k, x in d[d.method == m].groupby("budget_label").seconds} for m in METHODS})
+    out["lead_at_2p"] = {m: dict(vs_shapleig=round(float(np.exp(np.log(at_2p[m] / at_2p["shapleig"]).mean())), 3),
+                                 cells_better_than_shapleig=int((at_2p[m] < at_2p["shapleig"]).sum()),
+                                 cells_lowest=int((at_2p[[m] + list(BASELINES)].idxmin(axis=1) == m).sum()), cells=int(at_2p[m].notna().sum()))
+                         for m in leads if m in at_2p}
     print(json.dumps(out, indent=1))
-    SUMMARY.write_text(json.dumps(dict(summary=out, runs=d.to_dict("records")), indent=1) + "\n")
+    SUMMARY.write_text(json.dumps(dict(summary=out, runs=every_run.to_dict("records")), indent=1) + "\n")
     return out
 
 
@@ -119,6 +151,7 @@ def families_summary() -> dict:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["run"]: run(*map(int, sys.argv[2:5]))
+    elif sys.argv[1:2] == ["run2p"]: run2p(*map(int, sys.argv[2:4]))
     elif sys.argv[1:2] == ["summary"]: summary()
     elif sys.argv[1:2] == ["families"]: families(*map(int, sys.argv[2:4]))
     elif sys.argv[1:2] == ["families-summary"]: families_summary()
