@@ -45,11 +45,16 @@ METHODS = {NEW: lambda g, p, b, s: gp_surrogate_shap(g, p, b, seed=s, eig_after=
            ALONE: lambda g, p, b, s: gp_surrogate_shap(g, p, b, seed=s, eig_after=0), **BASELINES}
 
 
+def recorded(path: Path) -> set:
+    "(game, budget label, seed, method) of every record already in the .jsonl at `path` (a rerun skips them)."
+    if not path.exists(): return set()
+    return {(r["game"], r["budget_label"], r["seed"], r["method"]) for r in map(json.loads, path.read_text().splitlines())}
+
+
 def run(part: int = 0, n_parts: int = 1, n_seeds: int = len(SEEDS)):
     "Every method, budget and seed (the first n_seeds) on this part's share of the tuning games; records appended to RECORDS."
     files = json.loads((RESULTS / "tuning_games.json").read_text())["games"]
-    done = set()
-    if RECORDS.exists(): done = {(r["game"], r["budget_label"], r["seed"], r["method"]) for r in map(json.loads, RECORDS.read_text().splitlines())}
+    done = recorded(RECORDS)
     for i, f in enumerate(files):
         if i % n_parts != part: continue
         g = load_table_game(games_dir() / f); p = g.n_players; truth = g.exact_shapley()
@@ -69,8 +74,7 @@ EIG_AFTER_2P = (0.5, 0.75)
 def run2p(part: int = 0, n_parts: int = 1):
     "At 2p, fixed fractions EIG_AFTER_2P after the design, on this part's share of the tuning games; records to RECORDS."
     files = json.loads((RESULTS / "tuning_games.json").read_text())["games"]
-    done = set()
-    if RECORDS.exists(): done = {(r["game"], r["budget_label"], r["seed"], r["method"]) for r in map(json.loads, RECORDS.read_text().splitlines())}
+    done = recorded(RECORDS)
     for i, f in enumerate(files):
         if i % n_parts != part: continue
         g = load_table_game(games_dir() / f); p = g.n_players; truth = g.exact_shapley()
@@ -118,8 +122,7 @@ def families(part: int = 0, n_parts: int = 1):
     "The rule and the design alone on this part's share of the games outside the benchmark; records to FAMILY_RECORDS."
     from unseen_families import UNSEEN_GAMES
     from shapnb import exact_shapley
-    done = set()
-    if FAMILY_RECORDS.exists(): done = {(r["game"], r["budget_label"], r["seed"], r["method"]) for r in map(json.loads, FAMILY_RECORDS.read_text().splitlines())}
+    done = recorded(FAMILY_RECORDS)
     for i, (name, (family, build)) in enumerate(UNSEEN_GAMES.items()):
         if i % n_parts != part: continue
         p, game = build(); truth = exact_shapley(game, p)

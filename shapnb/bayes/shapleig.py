@@ -207,7 +207,8 @@ def initial_design(initial, # (Z, y): coalitions already evaluated (bool (k, p))
     if y.shape != (len(Z),) or not np.isfinite(y).all(): raise ValueError(f"initial's y must be {len(Z)} finite values, one per coalition")
     _, first, which = np.unique(np.packbits(Z, axis=1), axis=0, return_index=True, return_inverse=True)
     if (y != y[first][which.ravel()]).any(): raise ValueError("initial holds a coalition twice with different values")
-    Z, y = Z[np.sort(first)], y[np.sort(first)]
+    keep = np.sort(first)
+    Z, y = Z[keep], y[keep]
     sizes = Z.sum(1)
     if not (sizes == 0).any() or not (sizes == p).any():
         raise ValueError("initial must hold ∅ and N with their values: v(∅) is the base value and v(N) - v(∅) the values' sum")

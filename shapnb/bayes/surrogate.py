@@ -141,13 +141,14 @@ def eig_after_count(eig_after,        # "auto" or a fraction of the budget in [0
                     active: float,    # the fraction spent on ShaplEIG before the design
                    ) -> int:
     "How many evaluations `gp_surrogate_shap` leaves to ShaplEIG after the design (ValueError for an option it cannot honour)."
+    no_design = p < 2 or (p <= 62 and budget >= 2 ** p)   # one player, or every coalition: enumerated, nothing to choose
     if isinstance(eig_after, str):
         if eig_after != "auto": raise ValueError(f"eig_after must be 'auto' or a fraction in [0, 1), got {eig_after!r}")
-        if correction != "shrunk-refit" or active > 0 or p < 2 or (p <= 62 and budget >= 2 ** p): return 0
+        if correction != "shrunk-refit" or active > 0 or no_design: return 0
         return max(0, budget - singletons_budget(p))
     if isinstance(eig_after, (bool, np.bool_)) or not isinstance(eig_after, numbers.Real) or not (0 <= eig_after < 1):
         raise ValueError(f"eig_after must be 'auto' or a fraction in [0, 1), got {eig_after!r}")
-    n = int(round(eig_after * budget)) if p >= 2 and not (p <= 62 and budget >= 2 ** p) else 0
+    n = 0 if no_design else int(round(eig_after * budget))
     if n and correction != "shrunk-refit":
         raise ValueError(f"eig_after's coalitions enter the refit only, which correction={correction!r} does not use: give correction='shrunk-refit'")
     if n and active > 0: raise ValueError("give active (ShaplEIG before the design) or eig_after (after it), not both")
