@@ -4,6 +4,7 @@ estimator before this rule) and the baselines, on the tuning half, before the ru
 
   taskset -c 0 python bench/gp_surrogate_eig_after.py run 0 2 [n_seeds]   (and `run 1 2` on the other core; n_seeds: the
                                                                              first seeds only, the rest by a later run)
+  taskset -c 0 python bench/gp_surrogate_eig_after.py run-lead 0 2   (and `run-lead 1 2`; likewise run2p, run-below)
   python bench/gp_surrogate_eig_after.py summary                  -> bench/results/gp_surrogate_eig_after.json
   taskset -c 0 python bench/gp_surrogate_eig_after.py families 0 2   (and `families 1 2`), then `families-summary`
                                                                   -> bench/results/gp_surrogate_eig_after_families.json
@@ -15,15 +16,24 @@ writes, by budget: the geometric-mean MSE ratio over the cells of eig_after="aut
 ShaplEIG; the cells where each of the two has the lowest mean MSE against shapleig, shapleig_old, kernel_shap and
 regression_msr; coverage of the intervals; seconds per run.
 
-`run2p part n_parts` (a lead for the next rule, not the default): at 2p only, where "auto" leaves the whole budget to
-the design, fixed fractions EIG_AFTER_2P of the budget to ShaplEIG after it (seeds 0-4, same records); `summary` then
-adds their MSE against our ShaplEIG at 2p and the cells where each is lowest against the baselines.
+`run2p part n_parts` (the lead after "auto"): at 2p only, where "auto" then left the whole budget to the design, fixed
+fractions EIG_AFTER_2P of the budget to ShaplEIG after it (seeds 0-4, same records); `summary` then adds their MSE
+against our ShaplEIG at 2p and the cells where each is lowest against the baselines (`lead_at_2p`).
 
-`families` runs the new rule and the design alone on the 24 games of bench/unseen_families.py (families outside the
-benchmark: voting, airport, unanimity sums, a dominant player, ...; exact values by brute force), budgets 3p, 4p, 8p,
-seeds 0-2 (records in bench/results/gp_surrogate_eig_after_families.jsonl); `families-summary` gives by budget the
-geometric-mean MSE ratio of the two, the games where the rule is worse, coverage and the largest MSE ratio of a run to
-its cell's median over both methods."""
+`run-lead part n_parts`: fixed fractions to ShaplEIG at every budget (EIG_AFTER_LEAD: three quarters at p+2 ... 8p, with
+the design alone and the baselines at p+2; nine tenths at p+2 and 2p, where three quarters beat "auto"); `summary` gives
+each by budget against our ShaplEIG, "auto" and the design alone (`lead_every_budget`). They chose the rule below
+interval_budget(p) (notebook 35): three quarters to ShaplEIG where the design gives no interval. The records named
+"gps eig_after=auto" are the rule before it (the design up to singletons_budget(p), ShaplEIG after; at p+2 and 2p the
+design alone); `run-below part n_parts` runs today's default at p+2 and 2p as BELOW (its design is the fraction's, made
+even), and `summary` reports it with the leads.
+
+`families` runs the default and the design alone on the 24 games of bench/unseen_families.py (families outside the
+benchmark: voting, airport, unanimity sums, a dominant player, ...; exact values by brute force), budgets 3p, 4p, 8p
+(and p+2, 2p since the rule below interval_budget(p)), seeds 0-2 (records in
+bench/results/gp_surrogate_eig_after_families.jsonl); `families-summary` gives by budget the geometric-mean MSE ratio of
+the two, the games where the default is worse, coverage and the largest MSE ratio of a run to its cell's median over
+both methods."""
 import os
 for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"): os.environ.setdefault(_v, "1")
 import sys, json
@@ -51,49 +61,67 @@ def recorded(path: Path) -> set:
     return {(r["game"], r["budget_label"], r["seed"], r["method"]) for r in map(json.loads, path.read_text().splitlines())}
 
 
-def run(part: int = 0, n_parts: int = 1, n_seeds: int = len(SEEDS)):
-    "Every method, budget and seed (the first n_seeds) on this part's share of the tuning games; records appended to RECORDS."
+def run_plan(part: int, n_parts: int, plan):
+    "Every (budget label, budget, seeds, method name, method) of `plan(p)` on this part's share of the tuning games, records to RECORDS."
     files = json.loads((RESULTS / "tuning_games.json").read_text())["games"]
     done = recorded(RECORDS)
     for i, f in enumerate(files):
         if i % n_parts != part: continue
         g = load_table_game(games_dir() / f); p = g.n_players; truth = g.exact_shapley()
-        for label, budget in GRID:
-            if label not in CELL_LABELS: continue
-            for seed in SEEDS[:n_seeds]:
-                for name, fn in METHODS.items():
-                    if (f[:-4], label, seed, name) in done: continue
-                    r = run_one(fn, g, p, label, budget(p), seed, name, truth); r["game"] = f[:-4]
-                    with open(RECORDS, "a") as fh: fh.write(json.dumps(r) + "\n")
+        for label, budget, seeds, name, fn in plan(p):
+            for seed in seeds:
+                if (f[:-4], label, seed, name) in done: continue
+                r = run_one(fn, g, p, label, budget, seed, name, truth); r["game"] = f[:-4]
+                with open(RECORDS, "a") as fh: fh.write(json.dumps(r) + "\n")
         print(f"{i + 1}/{len(files)} {f}", flush=True)
+
+
+def run(part: int = 0, n_parts: int = 1, n_seeds: int = len(SEEDS)):
+    "Every method, budget and seed (the first n_seeds) on this part's share of the tuning games; records appended to RECORDS."
+    run_plan(part, n_parts, lambda p: [(label, budget(p), SEEDS[:n_seeds], name, fn) for label, budget in GRID if label in CELL_LABELS
+                                       for name, fn in METHODS.items()])
 
 
 EIG_AFTER_2P = (0.5, 0.75)
 
 
+def fraction_method(frac: float):
+    "gp_surrogate_shap with `frac` of the budget to ShaplEIG after the design, lowered where the design would keep fewer than 4."
+    return lambda g, p, b, s: gp_surrogate_shap(g, p, b, seed=s, eig_after=frac if b - round(frac * b) >= 4 else (b - 4) / b)
+
+
 def run2p(part: int = 0, n_parts: int = 1):
     "At 2p, fixed fractions EIG_AFTER_2P after the design, on this part's share of the tuning games; records to RECORDS."
-    files = json.loads((RESULTS / "tuning_games.json").read_text())["games"]
-    done = recorded(RECORDS)
-    for i, f in enumerate(files):
-        if i % n_parts != part: continue
-        g = load_table_game(games_dir() / f); p = g.n_players; truth = g.exact_shapley()
-        for frac in EIG_AFTER_2P:
-            name = f"gps eig_after={frac}"
-            fn = lambda g, p, b, s, frac=frac: gp_surrogate_shap(g, p, b, seed=s, eig_after=frac)
-            for seed in SEEDS:
-                if (f[:-4], "2p", seed, name) in done: continue
-                r = run_one(fn, g, p, "2p", 2 * p, seed, name, truth); r["game"] = f[:-4]
-                with open(RECORDS, "a") as fh: fh.write(json.dumps(r) + "\n")
-        print(f"{i + 1}/{len(files)} {f}", flush=True)
+    run_plan(part, n_parts, lambda p: [("2p", 2 * p, SEEDS, f"gps eig_after={frac}", fraction_method(frac)) for frac in EIG_AFTER_2P])
+
+
+EIG_AFTER_LEAD = {0.75: ("p+2", "2p", "3p", "4p", "8p"), 0.9: ("p+2", "2p")}   # 0.9 where 0.75 beat "auto" (below an interval)
+
+
+def run_lead(part: int = 0, n_parts: int = 1):
+    "Fixed fractions EIG_AFTER_LEAD to ShaplEIG at every budget p+2 ... 8p (and the baselines at p+2), this part's tuning games."
+    def plan(p):
+        out = [(label, budget(p), SEEDS, f"gps eig_after={frac}", fraction_method(frac))
+               for frac, labels in EIG_AFTER_LEAD.items() for label, budget in GRID if label in labels]
+        return out + [("p+2", p + 2, SEEDS, name, fn) for name, fn in {ALONE: METHODS[ALONE], **BASELINES}.items()]
+    run_plan(part, n_parts, plan)
+
+
+BELOW = "gps auto below the interval"   # the default since the rule below interval_budget(p): at p+2 and 2p, where it differs
+
+
+def run_below(part: int = 0, n_parts: int = 1):
+    "The default gp_surrogate_shap at p+2 and 2p (below interval_budget(p): a quarter to the design), this part's tuning games."
+    default = lambda g, p, b, s: gp_surrogate_shap(g, p, b, seed=s)
+    run_plan(part, n_parts, lambda p: [(label, budget(p), SEEDS, BELOW, default) for label, budget in GRID[:2]])
 
 
 def summary() -> dict:
     "By budget: MSE ratios of the new rule, cells lowest against the baselines, coverage, seconds."
     d = pd.DataFrame(map(json.loads, RECORDS.read_text().splitlines()))
-    leads = [f"gps eig_after={frac}" for frac in EIG_AFTER_2P]
-    at_2p, every_run = d[d.budget_label == "2p"].groupby(["game", "method"]).mse.mean().unstack(), d
-    d = d[~d.method.isin(leads)]
+    leads = sorted({f"gps eig_after={frac}" for frac in EIG_AFTER_2P + tuple(EIG_AFTER_LEAD)}) + [BELOW]
+    by_cell, every_run = d.groupby(["game", "budget_label", "method"]).mse.mean().unstack(), d
+    d = d[~d.method.isin(leads) & (d.budget_label != "p+2")]
     cell = d.groupby(["game", "budget_label", "method"]).mse.mean().unstack().dropna()
     gmean = lambda r: {k: round(float(v), 3) for k, v in np.exp(np.log(r).groupby(level="budget_label").mean()).items()}
     lowest = lambda m: {k: int(v) for k, v in (cell[[m] + list(BASELINES)].idxmin(axis=1) == m).groupby(level="budget_label").sum().items()}
@@ -105,17 +133,28 @@ def summary() -> dict:
                coverage={m: {k: None if x.isna().all() else round(float(x.mean()), 4) for k, x in d[d.method == m].groupby("budget_label").coverage}
                          for m in (NEW, ALONE)},
                seconds={m: {k: round(float(x.mean()), 2) for k, x in d[d.method == m].groupby("budget_label").seconds} for m in METHODS})
+    at_2p = by_cell.xs("2p", level="budget_label")
     out["lead_at_2p"] = {m: dict(vs_shapleig=round(float(np.exp(np.log(at_2p[m] / at_2p["shapleig"]).mean())), 3),
                                  cells_better_than_shapleig=int((at_2p[m] < at_2p["shapleig"]).sum()),
                                  cells_lowest=int((at_2p[[m] + list(BASELINES)].idxmin(axis=1) == m).sum()), cells=int(at_2p[m].notna().sum()))
-                         for m in leads if m in at_2p}
+                         for m in (f"gps eig_after={frac}" for frac in EIG_AFTER_2P) if m in at_2p}
+    out["lead_every_budget"] = {}   # run_lead: a fixed fraction to ShaplEIG at every budget (p+2 against its own baselines' runs)
+    for m in leads:
+        if m not in by_cell: continue
+        x = by_cell[by_cell[m].notna() & by_cell["shapleig"].notna()]
+        ratio = lambda other: {k: round(float(v), 3) for k, v in np.exp(np.log(x[m] / x[other]).dropna().groupby(level="budget_label").mean()).items()}
+        out["lead_every_budget"][m] = dict(
+            vs_shapleig=ratio("shapleig"), vs_auto=ratio(NEW) if NEW in x else None, vs_alone=ratio(ALONE),
+            cells_better_than_shapleig={k: int(v) for k, v in (x[m] < x["shapleig"]).groupby(level="budget_label").sum().items()},
+            cells_lowest={k: int(v) for k, v in (x[[m] + list(BASELINES)].idxmin(axis=1) == m).groupby(level="budget_label").sum().items()},
+            cells={k: int(v) for k, v in x[m].groupby(level="budget_label").size().items()})
     print(json.dumps(out, indent=1))
     SUMMARY.write_text(json.dumps(dict(summary=out, runs=every_run.to_dict("records")), indent=1) + "\n")
     return out
 
 
 FAMILY_RECORDS = RESULTS / "gp_surrogate_eig_after_families.jsonl"
-FAMILY_BUDGETS = (("3p", 3), ("4p", 4), ("8p", 8))
+FAMILY_BUDGETS = tuple(GRID)   # p+2 and 2p added with the rule below interval_budget(p); 3p, 4p, 8p before it
 
 
 def families(part: int = 0, n_parts: int = 1):
@@ -126,11 +165,11 @@ def families(part: int = 0, n_parts: int = 1):
     for i, (name, (family, build)) in enumerate(UNSEEN_GAMES.items()):
         if i % n_parts != part: continue
         p, game = build(); truth = exact_shapley(game, p)
-        for label, mult in FAMILY_BUDGETS:
+        for label, budget in FAMILY_BUDGETS:
             for seed in range(3):
                 for method in (NEW, ALONE):
                     if (name, label, seed, method) in done: continue
-                    r = run_one(METHODS[method], game, p, label, mult * p, seed, method, truth); r.update(game=name, family=family)
+                    r = run_one(METHODS[method], game, p, label, budget(p), seed, method, truth); r.update(game=name, family=family)
                     with open(FAMILY_RECORDS, "a") as fh: fh.write(json.dumps(r) + "\n")
         print(f"{i + 1}/{len(UNSEEN_GAMES)} {name}", flush=True)
 
@@ -155,6 +194,8 @@ def families_summary() -> dict:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["run"]: run(*map(int, sys.argv[2:5]))
     elif sys.argv[1:2] == ["run2p"]: run2p(*map(int, sys.argv[2:4]))
+    elif sys.argv[1:2] == ["run-lead"]: run_lead(*map(int, sys.argv[2:4]))
+    elif sys.argv[1:2] == ["run-below"]: run_below(*map(int, sys.argv[2:4]))
     elif sys.argv[1:2] == ["summary"]: summary()
     elif sys.argv[1:2] == ["families"]: families(*map(int, sys.argv[2:4]))
     elif sys.argv[1:2] == ["families-summary"]: families_summary()

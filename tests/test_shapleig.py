@@ -13,7 +13,8 @@ from shapnb.bayes.gp import (HammingHyper, hamming_kernel, gp_posterior, fit_ham
                              loo_log_predictive, log_evidence)
 from shapnb.bayes.eig import ShapleyPosterior, shapley_kernel_vectors, shapley_kernel_matrix, select_batch
 from shapnb.bayes.shapleig import shapleig, stopped_posterior, SELECTIONS, Z2_CAP
-from shapnb.bayes.surrogate import gp_surrogate_shap
+from shapnb.bayes.surrogate import (gp_surrogate_shap, eig_after_count, interval_budget, singletons_budget,
+                                    EIG_SHARE_BELOW_INTERVAL)
 from shapnb.bayes.baselines import gp_random, gp_uncertainty, gp_leverage
 from shapnb.sampling.baselines import (leverage_coalitions, permutation_sampling, kernel_shap_paired, leverage_shap,
                                        regression_msr)
@@ -468,3 +469,19 @@ def test_initial_design_of_the_default_reproduces_the_default_run(p, seed, extra
     np.testing.assert_array_equal(coalition_to_mask(warm.coalitions[~start]), coalition_to_mask(default.coalitions[~start]))
     np.testing.assert_allclose(warm.values, default.values, rtol=0, atol=1e-9 * np.abs(default.values).max())
     assert sum(map(len, asked)) == budget - start.sum() == warm.n_evals - start.sum()
+
+
+@settings(max_examples=300, deadline=None)
+@given(p=st.integers(2, 70), budget=st.integers(1, 600), bootstrap=st.sampled_from(["auto", "symmetric", None]))
+def test_eig_after_auto_leaves_the_design_what_its_interval_needs(p, budget, bootstrap):
+    "eig_after='auto': the design keeps the budget its interval needs; below interval_budget(p), an even quarter (4 at least)."
+    n = eig_after_count("auto", p, budget, "shrunk-refit", 0.0, bootstrap)
+    design = budget - n
+    if p <= 62 and budget >= 2 ** p:                          # every coalition: enumerated, nothing for ShaplEIG
+        assert n == 0; return
+    if budget >= interval_budget(p) or bootstrap == "symmetric":
+        assert n == max(0, budget - singletons_budget(p))     # an interval: the design up to the singletons' budget
+        return
+    assert 0 <= n and (n == 0 or (design >= 4 and design % 2 == 0)), (n, design)
+    assert design <= max(4, (1 - EIG_SHARE_BELOW_INTERVAL) * budget + 1), (n, design)   # about a quarter, no more
+    assert eig_after_count("auto", p, budget + 2, "shrunk-refit", 0.0, bootstrap) >= n or budget + 2 >= interval_budget(p)

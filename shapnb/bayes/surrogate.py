@@ -11,7 +11,7 @@ import scipy.linalg
 from ..core.validation import check_int, check_n_players, check_coalitions, random_generator, check_bool
 from ..core.games import CachedGame
 from ..core.scale import check_executor, evaluate_coalitions, ignoring
-from ..sampling.regression import UnderdeterminedWarning
+from ..sampling.regression import UnderdeterminedWarning, DF_MIN
 from ..core.explanation import Explanation
 from ..sampling.surrogate import surrogate_shap, check_surrogate_options, N_FOLDS
 from .gp import HammingHyper, check_noise, fit_kernel_choice, fit_hamming_gp, kernel_options, KERNEL_CHOICES, CRITERIA, DEFAULT_NOISE
@@ -20,8 +20,8 @@ from .shapleig import shapleig, initial_design
 from ..sampling.design import design_strata
 
 # %% auto #0
-__all__ = ['HYPER_FITS', 'GP_SURROGATE_MAX_PLAYERS', 'GP_KERNELS', 'GPSurrogate', 'singletons_budget', 'eig_after_count',
-           'gp_surrogate_shap']
+__all__ = ['HYPER_FITS', 'GP_SURROGATE_MAX_PLAYERS', 'GP_KERNELS', 'EIG_SHARE_BELOW_INTERVAL', 'GPSurrogate', 'singletons_budget',
+           'interval_budget', 'eig_after_count', 'gp_surrogate_shap']
 
 # %% ../../nbs/35_gp_surrogate.ipynb #c3e1edb2
 HYPER_FITS = ("shared", "fold")                   # hyperparameters fitted once on every evaluated point, or per fold
@@ -133,18 +133,31 @@ def singletons_budget(p: int, # number of players, at least 2
     edge = (sizes == 1) | (sizes == p - 1)
     return 2 + 2 * int(M[edge].sum() + (~edge).sum())   # ∅ and N, and two coalitions per unit
 
+# %% ../../nbs/35_gp_surrogate.ipynb #c77dd58f
+def interval_budget(p: int, # number of players, at least 2
+                   ) -> int:
+    "The smallest budget at which the paired design leaves DF_MIN residual degrees of freedom (below it: no standard errors)."
+    p = check_int(p, "the number of players p", minimum=2)
+    return 2 + 2 * (p - 1 + DF_MIN)   # ∅ and N, then a pair for each of the p - 1 free directions and DF_MIN more
+
 # %% ../../nbs/35_gp_surrogate.ipynb #0959cd56
+EIG_SHARE_BELOW_INTERVAL = 0.75   # ShaplEIG's share of a budget below interval_budget(p) (chosen at 2p on the tuning half)
+
 def eig_after_count(eig_after,        # "auto" or a fraction of the budget in [0, 1)
                     p: int,           # number of players
                     budget: int,      # distinct game evaluations
                     correction: str,  # the correction (the evaluations enter the refit of "shrunk-refit" only)
                     active: float,    # the fraction spent on ShaplEIG before the design
+                    bootstrap="auto", # the standard errors asked for: "symmetric" keeps the design's budget below interval_budget(p)
                    ) -> int:
     "How many evaluations `gp_surrogate_shap` leaves to ShaplEIG after the design (ValueError for an option it cannot honour)."
     no_design = p < 2 or (p <= 62 and budget >= 2 ** p)   # one player, or every coalition: enumerated, nothing to choose
     if isinstance(eig_after, str):
         if eig_after != "auto": raise ValueError(f"eig_after must be 'auto' or a fraction in [0, 1), got {eig_after!r}")
         if correction != "shrunk-refit" or active > 0 or no_design: return 0
+        if budget < interval_budget(p) and bootstrap != "symmetric":   # no interval here: ShaplEIG chooses most of the budget
+            design = max(4, 2 * int((1 - EIG_SHARE_BELOW_INTERVAL) * budget / 2 + 0.5))   # even (paired), ∅, N and a pair at least
+            return max(0, budget - design)
         return max(0, budget - singletons_budget(p))
     if isinstance(eig_after, (bool, np.bool_)) or not isinstance(eig_after, numbers.Real) or not (0 <= eig_after < 1):
         raise ValueError(f"eig_after must be 'auto' or a fraction in [0, 1), got {eig_after!r}")
@@ -166,7 +179,7 @@ def gp_surrogate_shap(game,                         # callable on a boolean (k, 
                       criterion: str = "bic",       # how kernel="auto" chooses: one of CRITERIA
                       hyper_fit: str = "fold",      # "fold" (per fold: exactly unbiased, K times the fits) or "shared" (fitted once on every point: faster, leaky)
                       active: float = 0.0,          # fraction of the budget spent first on ShaplEIG's EIG-chosen coalitions (anchors of every fold), in [0, 1); a coalition both parts draw is paid once, so `n_evals` can fall short of the budget
-                      eig_after="auto",             # evaluations ShaplEIG chooses after the design, given its coalitions, for the refit only: "auto" (the budget beyond `singletons_budget(p)`, with correction "shrunk-refit" and no active part) or a fraction of the budget in [0, 1)
+                      eig_after="auto",             # evaluations ShaplEIG chooses after the design, given its coalitions, for the refit only: "auto" (the budget beyond `singletons_budget(p)`; below `interval_budget(p)`, EIG_SHARE_BELOW_INTERVAL of it; with correction "shrunk-refit" and no active part) or a fraction of the budget in [0, 1)
                       n_folds: int = N_FOLDS,       # folds K of the cross-fitting, at least 2
                       singletons: bool = True,      # the design enumerates the coalitions of sizes 1 and p - 1 first when the budget leaves a unit to every other size (`allocate`; chosen on the tuning half)
                       correction: str = "shrunk-refit", # one of CORRECTIONS: "shrunk-refit" (towards the posterior mean refit on every coalition; chosen on the tuning half and games outside it), "shrunk" (towards the folds' posterior means) or "full" (design-unbiased)
@@ -189,7 +202,7 @@ def gp_surrogate_shap(game,                         # callable on a boolean (k, 
     check_surrogate_options(n_folds, correction, bootstrap, n_boot)   # before the active part calls the game
     if isinstance(active, (bool, np.bool_)) or not isinstance(active, numbers.Real) or not (0 <= active < 1):
         raise ValueError(f"active must be a fraction in [0, 1), got {active!r}")
-    n_after = eig_after_count(eig_after, p, budget, correction, active)
+    n_after = eig_after_count(eig_after, p, budget, correction, active, bootstrap)
     executor = check_executor(executor)
     if chunk_size is not None: check_int(chunk_size, "chunk_size", minimum=1)
     rng = random_generator(seed)
