@@ -320,7 +320,7 @@ def table_game(p, seed, c=1.0):
     return lambda Z: c * table[coalition_to_mask(np.asarray(Z, bool))]
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(p=st.integers(3, 6), seed=st.integers(0, 2**16), exponent=st.integers(-300, 300), base=st.sampled_from([2.0, 10.0]))
 def test_shapleig_scale_equivariant(p, seed, exponent, base):
     "φ(c·v) = c·φ(v) and sd(c·v) = c·sd(v) for c = 10^e and 2^e: the run works in power-of-two-standardised units."
@@ -471,7 +471,7 @@ def test_initial_design_of_the_default_reproduces_the_default_run(p, seed, extra
     assert sum(map(len, asked)) == budget - start.sum() == warm.n_evals - start.sum()
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(p=st.integers(2, 70), budget=st.integers(1, 600), bootstrap=st.sampled_from(["auto", "symmetric", None]))
 def test_eig_after_auto_leaves_the_design_what_its_interval_needs(p, budget, bootstrap):
     "eig_after='auto': the design keeps the budget its interval needs; below interval_budget(p), an even quarter (4 at least)."

@@ -4,10 +4,12 @@
 
 # %% ../../nbs/35_gp_surrogate.ipynb #7bab42dc
 from __future__ import annotations
+import contextlib
 import copy
 import numbers
 import numpy as np
 import scipy.linalg
+import warnings
 from ..core.validation import check_int, check_n_players, check_coalitions, random_generator, check_bool
 from ..core.games import CachedGame
 from ..core.scale import check_executor, evaluate_coalitions, ignoring
@@ -233,8 +235,14 @@ def gp_surrogate_shap(game,                         # callable on a boolean (k, 
             return run.coalitions[new], run.game_values[new]
     every = p <= 62 and budget >= 2 ** p                   # every coalition evaluated: exact whatever the surrogate, so
     sur = "linear" if every else GPSurrogate(kernel=kernel, criterion=criterion, noise=noise, hyper_fit=hyper_fit)   # no GP fits
-    e = surrogate_shap(counted, p, rest, seed=rng, surrogate=sur, n_folds=n_folds, correction=correction, anchors=anchors, singletons=singletons,
-                       bootstrap=bootstrap, n_boot=n_boot, extend=extend)
+    quiet = ignoring(UnderdeterminedWarning) if n_after else contextlib.nullcontext()   # the design alone need not identify the
+    with quiet:                                                                           # values: the refit's coalitions do (below)
+        e = surrogate_shap(counted, p, rest, seed=rng, surrogate=sur, n_folds=n_folds, correction=correction, anchors=anchors, singletons=singletons,
+                           bootstrap=bootstrap, n_boot=n_boot, extend=extend)
+    if n_after and budget < p + 1:                                                        # the design's warning hidden: the budget's
+        warnings.warn(UnderdeterminedWarning(f"fewer evaluations than players: values are not identified (budget {budget} for p={p} "
+                                             "players; the design's coalitions and ShaplEIG's): the GP's prior fills the directions they "
+                                             f"leave, and no standard error shows it. Give a budget of at least p + 1 = {p + 1}"), stacklevel=2)
     note = e.details["se_note"]
     if note is not None and anchors is not None:        # the note counts the design's evaluations, not the whole budget
         note = (f"with active={active}, the design has {rest} of the budget {budget} (ShaplEIG's part took {n_active}, ∅ and N "
