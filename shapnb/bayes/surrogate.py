@@ -153,6 +153,8 @@ def eig_after_count(eig_after,        # "auto" or a fraction of the budget in [0
                     bootstrap="auto", # the standard errors asked for: "symmetric" keeps the design's budget below interval_budget(p)
                    ) -> int:
     "How many evaluations `gp_surrogate_shap` leaves to ShaplEIG after the design (ValueError for an option it cannot honour)."
+    if bootstrap is not None and (not isinstance(bootstrap, str) or bootstrap not in ("auto", "symmetric")):
+        raise ValueError(f"bootstrap must be 'auto', 'symmetric' or None, got {bootstrap!r}")
     no_design = p < 2 or (p <= 62 and budget >= 2 ** p)   # one player, or every coalition: enumerated, nothing to choose
     if isinstance(eig_after, str):
         if eig_after != "auto": raise ValueError(f"eig_after must be 'auto' or a fraction in [0, 1), got {eig_after!r}")
@@ -236,10 +238,10 @@ def gp_surrogate_shap(game,                         # callable on a boolean (k, 
     every = p <= 62 and budget >= 2 ** p                   # every coalition evaluated: exact whatever the surrogate, so
     sur = "linear" if every else GPSurrogate(kernel=kernel, criterion=criterion, noise=noise, hyper_fit=hyper_fit)   # no GP fits
     quiet = ignoring(UnderdeterminedWarning) if n_after else contextlib.nullcontext()   # the design alone need not identify the
-    with quiet:                                                                           # values: the refit's coalitions do (below)
+    with quiet:                                                                           # values: the refit sees ShaplEIG's too
         e = surrogate_shap(counted, p, rest, seed=rng, surrogate=sur, n_folds=n_folds, correction=correction, anchors=anchors, singletons=singletons,
                            bootstrap=bootstrap, n_boot=n_boot, extend=extend)
-    if n_after and budget < p + 1:                                                        # the design's warning hidden: the budget's
+    if n_after and budget < p + 1:                                                        # fewer than p + 1 in all: the budget's warning
         warnings.warn(UnderdeterminedWarning(f"fewer evaluations than players: values are not identified (budget {budget} for p={p} "
                                              "players; the design's coalitions and ShaplEIG's): the GP's prior fills the directions they "
                                              f"leave, and no standard error shows it. Give a budget of at least p + 1 = {p + 1}"), stacklevel=2)
