@@ -14,7 +14,8 @@ players and games, the number of games whose coverage is below 50%, and the geom
 kernel_shap on the same game, budget and seed. "gp_surrogate_shap shrunk" is its default before
 correction="shrunk-refit" (2026-12-07), run again beside it, and "gp_surrogate_shap (kernel design)" its default before
 singletons=True (the same day, later): both on the kernel's allocation of the design (singletons=False);
-"surrogate_shap (kernel design)" the same for the trees of notebook 25. Run it on one core: `taskset -c 1 python bench/outside_games.py run`
+"surrogate_shap (kernel design)" the same for the trees of notebook 25. "gp_surrogate_shap (design alone)" is
+eig_after=0, the default at p+2 and 2p before the rule below interval_budget(p) (notebook 35), run beside it at 2p. Run it on one core: `taskset -c 1 python bench/outside_games.py run`
 (gp_surrogate_shap takes 1-2 s a run: the three budgets took 27 minutes). The games are found by the one
 lookup, tests/benchmark_games.py ($SHAPNB_GAMES_DIR, else ../shared/games/precomputed)."""
 import os
@@ -41,9 +42,10 @@ def estimators() -> dict:
     shrunk = lambda game, p, budget, seed: gp_surrogate_shap(game, p, budget, seed=seed, correction="shrunk", singletons=False)
     kernel_design = lambda game, p, budget, seed: gp_surrogate_shap(game, p, budget, seed=seed, singletons=False)
     trees_kernel_design = lambda game, p, budget, seed: surrogate_shap(game, p, budget, seed=seed, singletons=False)
+    design_alone = lambda game, p, budget, seed: gp_surrogate_shap(game, p, budget, seed=seed, eig_after=0)
     return {"kernel_shap": kernel_shap, "surrogate_shap": surrogate_shap, "gp_surrogate_shap": gp_surrogate_shap,
             "gp_surrogate_shap shrunk": shrunk, "gp_surrogate_shap (kernel design)": kernel_design,
-            "surrogate_shap (kernel design)": trees_kernel_design}
+            "surrogate_shap (kernel design)": trees_kernel_design, "gp_surrogate_shap (design alone)": design_alone}
 
 
 def outside_games() -> list[Path]:
