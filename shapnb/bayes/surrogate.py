@@ -13,7 +13,7 @@ import warnings
 from ..core.validation import check_int, check_n_players, check_coalitions, random_generator, check_bool
 from ..core.games import CachedGame
 from ..core.scale import check_executor, evaluate_coalitions, ignoring
-from ..sampling.regression import UnderdeterminedWarning, DF_MIN
+from ..sampling.regression import UnderdeterminedWarning, interval_budget
 from ..core.explanation import Explanation
 from ..sampling.surrogate import surrogate_shap, check_surrogate_options, N_FOLDS
 from .gp import HammingHyper, check_noise, fit_kernel_choice, fit_hamming_gp, kernel_options, KERNEL_CHOICES, CRITERIA, DEFAULT_NOISE
@@ -23,7 +23,7 @@ from ..sampling.design import design_strata
 
 # %% auto #0
 __all__ = ['HYPER_FITS', 'GP_SURROGATE_MAX_PLAYERS', 'GP_KERNELS', 'EIG_SHARE_BELOW_INTERVAL', 'GPSurrogate', 'singletons_budget',
-           'interval_budget', 'eig_after_count', 'gp_surrogate_shap']
+           'eig_after_count', 'gp_surrogate_shap']
 
 # %% ../../nbs/35_gp_surrogate.ipynb #c3e1edb2
 HYPER_FITS = ("shared", "fold")                   # hyperparameters fitted once on every evaluated point, or per fold
@@ -134,13 +134,6 @@ def singletons_budget(p: int, # number of players, at least 2
     sizes, M = design_strata(p, True)
     edge = (sizes == 1) | (sizes == p - 1)
     return 2 + 2 * int(M[edge].sum() + (~edge).sum())   # ∅ and N, and two coalitions per unit
-
-# %% ../../nbs/35_gp_surrogate.ipynb #c77dd58f
-def interval_budget(p: int, # number of players, at least 2
-                   ) -> int:
-    "The smallest budget at which the paired design leaves DF_MIN residual degrees of freedom (below it: no standard errors)."
-    p = check_int(p, "the number of players p", minimum=2)
-    return 2 + 2 * (p - 1 + DF_MIN)   # ∅ and N, then a pair for each of the p - 1 free directions and DF_MIN more
 
 # %% ../../nbs/35_gp_surrogate.ipynb #0959cd56
 EIG_SHARE_BELOW_INTERVAL = 0.75   # ShaplEIG's share of a budget below interval_budget(p) (chosen at 2p on the tuning half)

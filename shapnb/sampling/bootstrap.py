@@ -12,7 +12,7 @@ from ..core.validation import check_int, random_generator
 from ..core.scale import blas_threads
 from ..core.explanation import Explanation
 from .design import CoalitionDesign
-from .regression import IllConditionedWarning, sum_zero_basis, standardise_values, DF_MIN
+from .regression import IllConditionedWarning, sum_zero_basis, standardise_values, DF_MIN, interval_budget
 from .design import coalition_rank, row_blocks
 from ..core.games import size_blind
 
@@ -430,7 +430,7 @@ def _decline_note(design: CoalitionDesign, df: int, rank: int, ridge: float) -> 
     "Why a design gives no standard errors, and the budget that would."
     p, n, k = design.p, design.n_units, design.n_evals
     unit = "pairs" if design.paired else "coalitions"
-    need = 2 * (p - 1 + DF_MIN) + 2 if design.paired else p - 1 + DF_MIN + 2
+    need = interval_budget(p, design.paired)
     if rank < p - 1:
         why = (f"the {n} sampled {unit} identify only {rank} of the p - 1 = {p - 1} free directions of the Shapley values; "
                "the others stay at the equal split, and nothing in the sample shows how far that is from the truth")

@@ -6,13 +6,14 @@
 from __future__ import annotations
 import warnings
 import numpy as np
-from ..core.validation import check_n_players, check_coalitions
+from ..core.validation import check_int, check_n_players, check_coalitions
 from ..core.explanation import Explanation
 from .design import CoalitionDesign, coalition_rank, row_blocks, stacked_r
 
 # %% auto #0
 __all__ = ['RCOND', 'DF_MIN', 'RIDGE', 'sum_zero_basis', 'IllConditionedWarning', 'standardise_values', 'solve_constrained_wls',
-           'residual_df', 'UnderdeterminedWarning', 'check_identifiable', 'small_budget_ridge', 'estimate_from_design']
+           'residual_df', 'interval_budget', 'UnderdeterminedWarning', 'check_identifiable', 'small_budget_ridge',
+           'estimate_from_design']
 
 # %% ../../nbs/21_regression.ipynb #e7c5461d
 def sum_zero_basis(p: int, # number of players
@@ -97,6 +98,15 @@ def residual_df(design: CoalitionDesign, # a design; its coalitions need not be 
     "Residual degrees of freedom of the design's regression: its units minus the free directions its coalitions identify."
     if not isinstance(design, CoalitionDesign): raise TypeError(f"design must be a CoalitionDesign, got {type(design).__name__}")
     return design.n_units - coalition_rank(design.coalitions)
+
+# %% ../../nbs/21_regression.ipynb #b2ab2d48
+def interval_budget(p: int,            # number of players, at least 2
+                    paired: bool = True, # the design's units are pairs {S, N∖S}
+                   ) -> int:
+    "The smallest budget whose design leaves DF_MIN residual degrees of freedom (below it: no standard errors)."
+    p = check_int(p, "the number of players p", minimum=2)
+    units = p - 1 + DF_MIN                           # one per free direction, and DF_MIN more
+    return 2 + (2 * units if paired else units)      # ∅ and N, then the units' coalitions
 
 # %% ../../nbs/21_regression.ipynb #17d7cfa7
 class UnderdeterminedWarning(IllConditionedWarning):

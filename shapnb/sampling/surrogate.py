@@ -15,7 +15,7 @@ from ..core.explanation import Explanation
 from ..core.scale import evaluate_coalitions
 from ..exact.trees import TreeExplainer
 from .design import CoalitionDesign, wallenius_design, shapley_kernel, _log_comb
-from .regression import sum_zero_basis, check_identifiable, residual_df, DF_MIN, standardise_values
+from .regression import sum_zero_basis, check_identifiable, residual_df, DF_MIN, standardise_values, interval_budget
 from .bootstrap import replicate_multiplicities, replicate_se, without_spread, warn_few_replicates, MAX_REPLICATES, size_blind_note, sample_size_blind
 
 # %% auto #0
@@ -217,7 +217,7 @@ def _declined(design: CoalitionDesign) -> str | None:
         return (f"no standard errors at budget {k} for p = {p}: the design's {design.n_units} units leave {df} residual "
                 f"degrees of freedom after the p - 1 = {p - 1} free directions (at least DF_MIN = {DF_MIN} are needed); "
                 "the strata hold one or two units each, and the bootstrap of so few units cannot see the spread of the "
-                f"residuals. A budget of at least {2 * (p - 1 + DF_MIN) + 2} evaluations gives standard errors.")
+                f"residuals. A budget of at least {interval_budget(p)} evaluations gives standard errors.")
     return None
 
 FIT_RESOLUTION = 1e-5   # standard errors all below this fraction of the game's range: the sample shows no error the surrogates missed
