@@ -6,7 +6,7 @@
 from __future__ import annotations
 import warnings
 import numpy as np
-from ..core.validation import check_int, check_n_players, check_coalitions
+from ..core.validation import check_int, check_bool, check_n_players, check_coalitions
 from ..core.explanation import Explanation
 from .design import CoalitionDesign, coalition_rank, row_blocks, stacked_r
 
@@ -104,7 +104,7 @@ def interval_budget(p: int,            # number of players, at least 2
                     paired: bool = True, # the design's units are pairs {S, N∖S}
                    ) -> int:
     "The smallest budget whose design leaves DF_MIN residual degrees of freedom (below it: no standard errors)."
-    p = check_int(p, "the number of players p", minimum=2)
+    p, paired = check_int(p, "the number of players p", minimum=2), check_bool(paired, "paired")
     units = p - 1 + DF_MIN                           # one per free direction, and DF_MIN more
     return 2 + (2 * units if paired else units)      # ∅ and N, then the units' coalitions
 
